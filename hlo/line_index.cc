@@ -1,0 +1,97 @@
+#include "hlo/line_index.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace hlo {
+
+LineIndex::LineIndex(std::string_view text) : text_(text) {
+  starts_.reserve(text.size() / 40 + 1);
+  starts_.push_back(0);
+  const char* base = text.data();
+  const char* p = base;
+  const char* end = base + text.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', end - p);
+    if (nl == nullptr) break;
+    p = static_cast<const char*>(nl) + 1;
+    starts_.push_back(static_cast<Offset>(p - base));
+  }
+}
+
+Offset LineIndex::LineStart(uint32_t line) const {
+  if (starts_.empty()) return 0;
+  if (line >= starts_.size()) return static_cast<Offset>(text_.size());
+  return starts_[line];
+}
+
+Offset LineIndex::LineEnd(uint32_t line) const {
+  if (starts_.empty()) return 0;
+  if (line >= starts_.size()) return static_cast<Offset>(text_.size());
+  Offset end = line + 1 < starts_.size() ? starts_[line + 1] - 1
+                                         : static_cast<Offset>(text_.size());
+  if (end > starts_[line] && end <= text_.size() && end > 0 &&
+      end - 1 < text_.size() && text_[end - 1] == '\r') {
+    --end;
+  }
+  return end;
+}
+
+uint32_t LineIndex::LineOf(Offset offset) const {
+  if (starts_.empty()) return 0;
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
+  return static_cast<uint32_t>(it - starts_.begin()) - 1;
+}
+
+namespace {
+
+// UTF-16 code units of the UTF-8 text [begin, end). Invalid bytes count as
+// one unit each (as a replacement character would).
+uint32_t Utf16Length(std::string_view text) {
+  uint32_t units = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
+                             : (c >> 3) == 0x1E ? 4 : 1;
+    if (i + len > text.size()) len = 1;
+    units += len == 4 ? 2 : 1;
+    i += len;
+  }
+  return units;
+}
+
+}  // namespace
+
+LineColumn LineIndex::ToLineColumn(Offset offset, ColumnUnit unit) const {
+  if (offset > text_.size()) offset = static_cast<Offset>(text_.size());
+  uint32_t line = LineOf(offset);
+  Offset start = LineStart(line);
+  if (unit == ColumnUnit::kUtf8Bytes) return {line, offset - start};
+  return {line, Utf16Length(text_.substr(start, offset - start))};
+}
+
+Offset LineIndex::ToOffset(LineColumn position, ColumnUnit unit) const {
+  if (starts_.empty()) return 0;
+  if (position.line >= starts_.size()) {
+    return static_cast<Offset>(text_.size());
+  }
+  Offset start = starts_[position.line];
+  Offset end = LineEnd(position.line);
+  if (unit == ColumnUnit::kUtf8Bytes) {
+    return std::min<Offset>(start + position.column, end);
+  }
+  uint32_t units = 0;
+  Offset i = start;
+  while (i < end && units < position.column) {
+    unsigned char c = static_cast<unsigned char>(text_[i]);
+    Offset len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
+                            : (c >> 3) == 0x1E ? 4 : 1;
+    if (i + len > end) len = 1;
+    units += len == 4 ? 2 : 1;
+    i += len;
+  }
+  return i;
+}
+
+}  // namespace hlo
