@@ -1,0 +1,1 @@
+// Placeholder; see the owner's commits.
