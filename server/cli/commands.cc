@@ -1,0 +1,77 @@
+#include "server/cli/commands.h"
+
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+
+namespace hlo_lsp::cli {
+namespace {
+
+#ifndef HLO_LSP_VERSION
+#define HLO_LSP_VERSION "unknown"
+#endif
+
+// One line per subcommand.
+constexpr Subcommand kSubcommands[] = {
+    {"check", "report syntax errors and undefined names", RunCheck},
+    {"outline", "list modules and computations", RunOutline},
+};
+
+void PrintHelp(std::FILE* out) {
+  std::fprintf(out,
+               "hlo-lsp %s: language server and tools for XLA HLO text\n\n"
+               "usage:\n"
+               "  hlo-lsp [--stdio]             serve LSP on stdin/stdout\n"
+               "  hlo-lsp SUBCOMMAND [ARGS...]  run a tool "
+               "(hlo-lsp SUBCOMMAND --help)\n"
+               "  hlo-lsp --version | --help\n\nsubcommands:\n",
+               HLO_LSP_VERSION);
+  for (const Subcommand& command : kSubcommands) {
+    std::fprintf(out, "  %-10.*s %.*s\n", static_cast<int>(command.name.size()),
+                 command.name.data(), static_cast<int>(command.summary.size()),
+                 command.summary.data());
+  }
+  std::fprintf(out,
+               "\nexit codes: 0 success, 1 bad input or no answer, "
+               "2 usage or I/O error, 3 run failure\n");
+}
+
+}  // namespace
+
+std::span<const Subcommand> Subcommands() { return kSubcommands; }
+
+const Subcommand* FindSubcommand(std::string_view name) {
+  for (const Subcommand& command : kSubcommands) {
+    if (command.name == name) return &command;
+  }
+  return nullptr;
+}
+
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0)
+      return true;
+  }
+  return false;
+}
+
+int RunCommandLine(int argc, char** argv) {
+  std::string_view first = argc > 1 ? argv[1] : "";
+  if (first == "--help" || first == "-h" || first == "help") {
+    PrintHelp(stdout);
+    return kExitOk;
+  }
+  if (first == "--version") {
+    std::printf("hlo-lsp %s\n", HLO_LSP_VERSION);
+    return kExitOk;
+  }
+  if (const Subcommand* command = FindSubcommand(first)) {
+    return command->run(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "hlo-lsp: unknown command '%.*s'\n\n",
+               static_cast<int>(first.size()), first.data());
+  PrintHelp(stderr);
+  return kExitUsage;
+}
+
+}  // namespace hlo_lsp::cli

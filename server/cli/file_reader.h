@@ -1,0 +1,41 @@
+// Reads a whole file for the command line: mmap when it can (no copy of a
+// 1 GB dump), a plain read otherwise (pipes, /dev/stdin, special files).
+#ifndef HLO_LSP_SERVER_CLI_FILE_READER_H_
+#define HLO_LSP_SERVER_CLI_FILE_READER_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace hlo_lsp::cli {
+
+class FileContents {
+ public:
+  // Error messages read "cannot read PATH: reason".
+  static absl::StatusOr<FileContents> Read(const std::string& path);
+
+  FileContents(FileContents&& other) noexcept;
+  FileContents& operator=(FileContents&& other) noexcept;
+  FileContents(const FileContents&) = delete;
+  FileContents& operator=(const FileContents&) = delete;
+  ~FileContents();
+
+  std::string_view text() const { return text_; }
+
+ private:
+  FileContents() = default;
+  void Release();
+
+  std::string_view text_;
+  void* mapping_ = nullptr;  // munmap'ed in the destructor when set
+  size_t mapping_size_ = 0;
+  std::string buffer_;       // the fallback copy
+};
+
+// Prints the status message to stderr as "hlo-lsp: MESSAGE".
+void PrintError(const absl::Status& status);
+
+}  // namespace hlo_lsp::cli
+
+#endif  // HLO_LSP_SERVER_CLI_FILE_READER_H_

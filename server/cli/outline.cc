@@ -1,0 +1,134 @@
+// `hlo-lsp outline FILE [--json]`: modules and their computations in line
+// order, with instruction counts (nested anonymous operands not counted).
+#include <cstdio>
+#include <string>
+
+#include "hlo/parser.h"
+#include "nlohmann/json.hpp"
+#include "server/cli/commands.h"
+#include "server/cli/file_reader.h"
+
+namespace hlo_lsp::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hlo-lsp outline FILE [--json]\n\n"
+    "Lists each module and its computations in line order:\n"
+    "  module NAME\n"
+    "    [ENTRY ]computation NAME: N instructions\n"
+    "--json prints {\"modules\":[{\"name\",\"line\",\"computations\":[{\"name\","
+    "\"entry\",\"line\",\"instructions\"}]}]} (1-based lines).\n"
+    "exit: 0 parsed cleanly, 1 the file has errors (the outline is still "
+    "printed), 2 usage or I/O error\n";
+
+uint32_t LineOf(const hlo::ParsedFile& file, hlo::Span span) {
+  return file.lines().LineOf(span.begin) + 1;
+}
+
+// XLA names a header-less module after its entry computation.
+std::string ModuleName(const hlo::ParsedFile& file, const hlo::Module& module) {
+  if (!module.name.empty()) return std::string(file.Text(module.name));
+  if (module.entry != hlo::kNone) {
+    return "module_" + std::string(file.Name(file.computations[module.entry]));
+  }
+  return "module";
+}
+
+int TopLevelInstructions(const hlo::ParsedFile& file,
+                         const hlo::Computation& computation) {
+  int count = 0;
+  for (hlo::Id i = computation.instructions.begin;
+       i < computation.instructions.end(); ++i) {
+    if (!file.instructions[i].is_nested) ++count;
+  }
+  return count;
+}
+
+void PrintText(const hlo::ParsedFile& file) {
+  for (const hlo::Module& module : file.modules) {
+    std::printf("module %s\n", ModuleName(file, module).c_str());
+    for (hlo::Id c = module.computations.begin; c < module.computations.end();
+         ++c) {
+      const hlo::Computation& computation = file.computations[c];
+      std::string name(file.Name(computation));
+      std::printf("  %scomputation %s: %d instructions\n",
+                  computation.is_entry ? "ENTRY " : "", name.c_str(),
+                  TopLevelInstructions(file, computation));
+    }
+  }
+}
+
+void PrintJson(const hlo::ParsedFile& file) {
+  nlohmann::json modules = nlohmann::json::array();
+  for (const hlo::Module& module : file.modules) {
+    nlohmann::json computations = nlohmann::json::array();
+    for (hlo::Id c = module.computations.begin; c < module.computations.end();
+         ++c) {
+      const hlo::Computation& computation = file.computations[c];
+      computations.push_back(
+          {{"name", std::string(file.Name(computation))},
+           {"entry", computation.is_entry},
+           {"line", LineOf(file, computation.span)},
+           {"instructions", TopLevelInstructions(file, computation)}});
+    }
+    modules.push_back({{"name", ModuleName(file, module)},
+                       {"line", LineOf(file, module.span)},
+                       {"computations", std::move(computations)}});
+  }
+  nlohmann::json out = {{"modules", std::move(modules)}};
+  // Names come from the file and may hold invalid UTF-8: replace, not throw.
+  std::string text =
+      out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::printf("%s\n", text.c_str());
+}
+
+}  // namespace
+
+int RunOutline(int argc, char** argv) {
+  if (WantsHelp(argc, argv)) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  bool json = false;
+  std::string path;
+  int files = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--json") {
+      json = true;
+    } else if (arg.size() > 1 && arg[0] == '-') {
+      std::fprintf(stderr, "hlo-lsp outline: unknown option '%s'\n%s", argv[i],
+                   kUsage);
+      return kExitUsage;
+    } else {
+      path = arg;
+      ++files;
+    }
+  }
+  if (files != 1) {
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  absl::StatusOr<FileContents> contents =
+      FileContents::Read(path == "-" ? "/dev/stdin" : path);
+  if (!contents.ok()) {
+    PrintError(contents.status());
+    return kExitUsage;
+  }
+  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(contents->text());
+  if (json) {
+    PrintJson(*file);
+  } else {
+    PrintText(*file);
+  }
+  std::fflush(stdout);
+  if (file->HasErrors()) {
+    std::fprintf(stderr,
+                 "hlo-lsp: %s has errors; run 'hlo-lsp check %s' to see them\n",
+                 path.c_str(), path.c_str());
+    return kExitNo;
+  }
+  return kExitOk;
+}
+
+}  // namespace hlo_lsp::cli
