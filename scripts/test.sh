@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it:
+#   1. dependencies (scripts/install-deps.sh) and node packages for tests/e2e;
+#   2. build/ with gcc (RelWithDebInfo) and its ctest;
+#   3. build-asan/ with clang-14, ASan+UBSan and libFuzzer, and its ctest;
+#   4. each fuzz target for a bounded time (HLO_LSP_FUZZ_SECONDS, 60 in all).
+# Exits non-zero on any failure; prints ctest's summary line for each build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+jobs=${HLO_LSP_JOBS:-$(nproc)}
+fuzz_seconds=${HLO_LSP_FUZZ_SECONDS:-60}
+failures=()
+summaries=()
+
+step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+
+step "dependencies"
+scripts/install-deps.sh
+if [ -f tests/e2e/package.json ]; then
+  if [ -f tests/e2e/package-lock.json ]; then
+    (cd tests/e2e && npm ci --no-audit --no-fund)
+  else
+    (cd tests/e2e && npm install --no-audit --no-fund)
+  fi
+fi
+
+# run_ctest BUILD_DIR: runs the suite, keeps going on failure, records the summary.
+run_ctest() {
+  local dir=$1 log rc
+  log=$(mktemp)
+  set +e
+  ctest --test-dir "$dir" --output-on-failure --timeout 900 -j "$jobs" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  summaries+=("$dir: $(grep -E 'tests passed|No tests were found' "$log" | tail -1)")
+  if [ "$rc" != 0 ] || ! grep -q '100% tests passed' "$log"; then
+    failures+=("ctest in $dir")
+  fi
+  rm -f "$log"
+}
+
+step "build/ (gcc, RelWithDebInfo)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DHLO_LSP_SANITIZE=OFF -DHLO_LSP_FUZZ=OFF
+cmake --build build -j "$jobs"
+step "ctest build/"
+run_ctest build
+
+step "build-asan/ (clang-14, ASan+UBSan, fuzzers)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DHLO_LSP_SANITIZE=ON -DHLO_LSP_FUZZ=ON -DHLO_LSP_BENCH=OFF
+cmake --build build-asan -j "$jobs"
+step "ctest build-asan/"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+run_ctest build-asan
+
+step "fuzzing (${fuzz_seconds}s in all)"
+mapfile -t fuzzers < <(find build-asan/tests/fuzz -maxdepth 1 -type f -name '*_fuzzer' -perm -u+x 2>/dev/null | sort)
+if [ ${#fuzzers[@]} -eq 0 ]; then
+  failures+=("no fuzz targets were built")
+else
+  per_target=$(( fuzz_seconds / ${#fuzzers[@]} ))
+  [ "$per_target" -ge 1 ] || per_target=1
+  for fuzzer in "${fuzzers[@]}"; do
+    name=$(basename "$fuzzer")
+    work=$(mktemp -d)
+    mkdir -p "$work/corpus" "$work/artifacts"
+    seeds=("$root/examples")
+    [ -d "$root/tests/fuzz/seeds/$name" ] && seeds+=("$root/tests/fuzz/seeds/$name")
+    echo "--- $name for ${per_target}s"
+    if "$fuzzer" -max_total_time="$per_target" -timeout=20 -rss_limit_mb=4096 \
+         -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
+         "$work/corpus" "${seeds[@]}" >"$work/log" 2>&1; then
+      tail -n 3 "$work/log"
+      rm -rf "$work"
+    else
+      tail -n 60 "$work/log"
+      echo "$name failed; crash inputs kept in $work/artifacts:"; ls "$work/artifacts"
+      failures+=("fuzzer $name")
+    fi
+  done
+fi
+
+step "summary"
+for line in "${summaries[@]}"; do echo "$line"; done
+if [ ${#failures[@]} -ne 0 ]; then
+  printf 'FAILED: %s\n' "${failures[@]}"
+  exit 1
+fi
+echo "all passed"
