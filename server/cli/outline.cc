@@ -59,9 +59,9 @@ void PrintText(const hlo::ParsedFile& file) {
 }
 
 void PrintJson(const hlo::ParsedFile& file) {
-  nlohmann::json modules = nlohmann::json::array();
+  nlohmann::ordered_json modules = nlohmann::ordered_json::array();
   for (const hlo::Module& module : file.modules) {
-    nlohmann::json computations = nlohmann::json::array();
+    nlohmann::ordered_json computations = nlohmann::ordered_json::array();
     for (hlo::Id c = module.computations.begin; c < module.computations.end();
          ++c) {
       const hlo::Computation& computation = file.computations[c];
@@ -75,10 +75,10 @@ void PrintJson(const hlo::ParsedFile& file) {
                        {"line", LineOf(file, module.span)},
                        {"computations", std::move(computations)}});
   }
-  nlohmann::json out = {{"modules", std::move(modules)}};
+  nlohmann::ordered_json out = {{"modules", std::move(modules)}};
   // Names come from the file and may hold invalid UTF-8: replace, not throw.
   std::string text =
-      out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   std::printf("%s\n", text.c_str());
 }
 
