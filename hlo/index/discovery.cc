@@ -1,0 +1,56 @@
+#include "hlo/index/discovery.h"
+
+#include <algorithm>
+#include <system_error>
+
+#include "hlo/index/dump_name.h"
+
+namespace hlo::index {
+
+namespace fs = std::filesystem;
+
+DiscoveryResult DiscoverFiles(const fs::path& root, size_t max_depth) {
+  DiscoveryResult result;
+  std::error_code ec;
+  fs::file_status status = fs::status(root, ec);
+  if (ec) {
+    result.warnings.push_back(root.string() + ": " + ec.message());
+    return result;
+  }
+  if (fs::is_regular_file(status)) {
+    if (IsCandidateByName(root.filename().string())) {
+      result.files.push_back(root);
+    }
+    return result;
+  }
+  fs::recursive_directory_iterator it(
+      root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) {
+    result.warnings.push_back(root.string() + ": " + ec.message());
+    return result;
+  }
+  for (fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) {
+      result.warnings.push_back(it->path().string() + ": " + ec.message());
+      ec.clear();
+      // A failing increment leaves the iterator at end in libstdc++; stop.
+      break;
+    }
+    const fs::directory_entry& entry = *it;
+    std::string name = entry.path().filename().string();
+    std::error_code type_ec;
+    if (entry.is_directory(type_ec) && !entry.is_symlink(type_ec)) {
+      if (name == ".git" || name == ".hg" || name == ".svn" ||
+          static_cast<size_t>(it.depth()) >= max_depth) {
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (!IsCandidateByName(name)) continue;
+    if (entry.is_regular_file(type_ec)) result.files.push_back(entry.path());
+  }
+  std::sort(result.files.begin(), result.files.end());
+  return result;
+}
+
+}  // namespace hlo::index

@@ -1,0 +1,37 @@
+// Fuzzy name matching in the spirit of clangd's FuzzyMatch: the pattern's
+// characters must appear in order (case-insensitively); matches at segment
+// starts (after '.', '_', '-', '/', ... or a case/digit change) and runs of
+// consecutive characters score higher, gaps lower. An exact name beats a
+// case-insensitive one, which beats a prefix, which beats the rest.
+#ifndef HLO_LSP_HLO_INDEX_FUZZY_H_
+#define HLO_LSP_HLO_INDEX_FUZZY_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hlo::index {
+
+class FuzzyMatcher {
+ public:
+  explicit FuzzyMatcher(std::string_view pattern);
+
+  // nullopt when `word` does not match; otherwise a score, higher is better.
+  // An empty pattern matches everything with score 0.
+  std::optional<double> Match(std::string_view word) const;
+
+  const std::string& pattern() const { return pattern_; }
+
+ private:
+  std::string pattern_;
+  std::string lower_;
+  uint64_t char_mask_ = 0;  // letters/digits the word must contain
+};
+
+// Bit set of the lowercased letters and digits in `text` (cheap prefilter).
+uint64_t CharMask(std::string_view text);
+
+}  // namespace hlo::index
+
+#endif  // HLO_LSP_HLO_INDEX_FUZZY_H_

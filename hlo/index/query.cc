@@ -1,0 +1,149 @@
+#include "hlo/index/query.h"
+
+#include <fnmatch.h>
+
+#include "re2/re2.h"
+
+namespace hlo::index {
+namespace {
+
+bool HasGlobChars(std::string_view s) {
+  return s.find_first_of("*?[") != std::string_view::npos;
+}
+
+bool NameMatches(const std::vector<std::string>& patterns,
+                 std::string_view value) {
+  if (patterns.empty()) return true;
+  for (const std::string& p : patterns) {
+    if (HasGlobChars(p) ? GlobMatch(p, value) : value == p) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool GlobMatch(std::string_view glob, std::string_view text) {
+  return ::fnmatch(std::string(glob).c_str(), std::string(text).c_str(), 0) ==
+         0;
+}
+
+SymbolQuery::SymbolQuery(SymbolQuery&&) noexcept = default;
+SymbolQuery& SymbolQuery::operator=(SymbolQuery&&) noexcept = default;
+SymbolQuery::~SymbolQuery() = default;
+
+absl::StatusOr<SymbolQuery> SymbolQuery::Parse(std::string_view text) {
+  SymbolQuery query;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+    if (pos >= text.size()) break;
+    if (text[pos] == '/') {
+      // `/re/`: up to the next unescaped '/'; `\/` stands for '/'.
+      std::string pattern;
+      size_t i = pos + 1;
+      bool closed = false;
+      for (; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '/') {
+          pattern.push_back('/');
+          ++i;
+        } else if (text[i] == '/') {
+          closed = true;
+          break;
+        } else {
+          pattern.push_back(text[i]);
+        }
+      }
+      if (!closed) {
+        return absl::InvalidArgumentError("unterminated /regex/ in query");
+      }
+      if (query.regex_) {
+        return absl::InvalidArgumentError("only one /regex/ per query");
+      }
+      RE2::Options options;
+      options.set_log_errors(false);
+      options.set_max_mem(64 << 20);
+      query.regex_ = std::make_unique<RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+      if (!query.regex_->ok()) {
+        return absl::InvalidArgumentError("bad regex /" + pattern + "/: " +
+                                          query.regex_->error());
+      }
+      pos = i + 1;
+      continue;
+    }
+    size_t end = text.find_first_of(" \t", pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(pos, end - pos);
+    pos = end;
+    size_t colon = word.find(':');
+    std::string_view key =
+        colon == std::string_view::npos ? "" : word.substr(0, colon);
+    std::string_view value =
+        colon == std::string_view::npos ? "" : word.substr(colon + 1);
+    if (key == "kind") {
+      SymbolKind kind;
+      if (!SymbolKindFromName(value, &kind)) {
+        return absl::InvalidArgumentError(
+            "kind: must be module, computation, instruction or metadata");
+      }
+      query.kinds_ |= 1u << static_cast<int>(kind);
+    } else if (key == "op" && !value.empty()) {
+      query.opcodes_.emplace_back(value);
+    } else if (key == "module" && !value.empty()) {
+      query.modules_.emplace_back(value);
+    } else if (key == "file" && !value.empty()) {
+      query.file_globs_.emplace_back(value);
+    } else {
+      // Anything else (including `source.py:12`) is a fuzzy word.
+      query.words_.emplace_back(word);
+    }
+  }
+  return query;
+}
+
+bool SymbolQuery::empty() const {
+  return words_.empty() && !regex_ && kinds_ == 0 && opcodes_.empty() &&
+         modules_.empty() && file_globs_.empty();
+}
+
+bool SymbolQuery::RejectsFile(std::string_view path) const {
+  if (file_globs_.empty()) return false;
+  size_t slash = path.rfind('/');
+  std::string_view base =
+      slash == std::string_view::npos ? path : path.substr(slash + 1);
+  for (const std::string& glob : file_globs_) {
+    if (GlobMatch(glob, path) || GlobMatch(glob, base)) return false;
+    // A glob without wildcards also matches as a substring of the path.
+    if (!HasGlobChars(glob) && path.find(glob) != std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<double> SymbolQuery::Score(const FileSymbols& file,
+                                         const Symbol& symbol) const {
+  if (kinds_ != 0 && (kinds_ & (1u << static_cast<int>(symbol.kind))) == 0) {
+    return std::nullopt;
+  }
+  if (!opcodes_.empty() && !NameMatches(opcodes_, file.String(symbol.opcode))) {
+    return std::nullopt;
+  }
+  if (!modules_.empty() && !NameMatches(modules_, file.ModuleName(symbol))) {
+    return std::nullopt;
+  }
+  std::string_view name = file.Name(symbol);
+  double score = 0;
+  for (const FuzzyMatcher& word : words_) {
+    std::optional<double> s = word.Match(name);
+    if (!s) return std::nullopt;
+    score += *s;
+  }
+  if (regex_) {
+    re2::StringPiece piece(name.data(), name.size());
+    if (!RE2::PartialMatch(piece, *regex_)) return std::nullopt;
+    if (RE2::FullMatch(piece, *regex_)) score += 1;
+  }
+  return score;
+}
+
+}  // namespace hlo::index

@@ -1,0 +1,57 @@
+// The search query language (contracts.md): plain words are fuzzy (all must
+// match), `/re/` is an RE2 regular expression on the name, and the filters
+// `kind:K`, `op:OPCODE`, `module:NAME`, `file:GLOB` narrow the rest. User
+// regexes only ever reach RE2 (linear time, no backtracking).
+#ifndef HLO_LSP_HLO_INDEX_QUERY_H_
+#define HLO_LSP_HLO_INDEX_QUERY_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/index/fuzzy.h"
+#include "hlo/index/symbols.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace hlo::index {
+
+class SymbolQuery {
+ public:
+  static absl::StatusOr<SymbolQuery> Parse(std::string_view text);
+
+  SymbolQuery(SymbolQuery&&) noexcept;
+  SymbolQuery& operator=(SymbolQuery&&) noexcept;
+  ~SymbolQuery();
+
+  // True when no file named `path` can match (the `file:` filter), so a
+  // whole file can be skipped.
+  bool RejectsFile(std::string_view path) const;
+  // Score of one symbol; nullopt when it does not match.
+  std::optional<double> Score(const FileSymbols& file,
+                              const Symbol& symbol) const;
+
+  bool empty() const;  // no words, regex or filters: matches everything
+
+ private:
+  SymbolQuery() = default;
+
+  std::vector<FuzzyMatcher> words_;
+  std::unique_ptr<re2::RE2> regex_;
+  uint32_t kinds_ = 0;  // bit per SymbolKind; 0 = any
+  std::vector<std::string> opcodes_;
+  std::vector<std::string> modules_;
+  std::vector<std::string> file_globs_;
+};
+
+// fnmatch-style glob: '*', '?', '[...]'; '*' also crosses '/'.
+bool GlobMatch(std::string_view glob, std::string_view text);
+
+}  // namespace hlo::index
+
+#endif  // HLO_LSP_HLO_INDEX_QUERY_H_

@@ -1,0 +1,250 @@
+#include "hlo/index/shard.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "xxhash.h"
+
+namespace hlo::index {
+namespace {
+
+constexpr char kMagic[8] = {'H', 'L', 'O', 'I', 'D', 'X', 'S', '\0'};
+constexpr uint32_t kVersion = 1;  // bump when Symbol or the layout changes
+constexpr uint32_t kFlagIsHlo = 1;
+
+struct Header {
+  char magic[8];
+  uint32_t version;
+  uint32_t flags;
+  uint64_t size;
+  int64_t mtime_ns;
+  uint64_t inode;
+  uint64_t content_hash;
+  uint32_t path_size;
+  uint32_t symbol_count;
+  uint32_t string_count;
+  uint32_t pool_size;
+  uint64_t payload_hash;  // XXH3 of path + payload
+  uint64_t header_hash;   // XXH3 of the header up to here
+};
+static_assert(sizeof(Header) == 80);
+
+template <typename T>
+void Append(std::string* out, const std::vector<T>& v) {
+  out->append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+bool ReadAll(const std::string& path, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || st.st_size < 0) {
+    ::close(fd);
+    return false;
+  }
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out->size()) {
+    ssize_t n = ::read(fd, out->data() + done, out->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out->resize(done);
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<FileKey> StatFile(const std::filesystem::path& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return absl::NotFoundError(
+        absl::StrCat(path.string(), ": ", std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(path.string() + ": not a regular file");
+  }
+  FileKey key;
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  key.path = (ec ? path : absolute).lexically_normal().string();
+  key.size = static_cast<uint64_t>(st.st_size);
+  key.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 +
+                 st.st_mtim.tv_nsec;
+  key.inode = static_cast<uint64_t>(st.st_ino);
+  return key;
+}
+
+uint64_t ContentHash(std::string_view bytes) {
+  return XXH3_64bits(bytes.data(), bytes.size());
+}
+
+std::string EncodeShard(const FileKey& key, const IndexedFile& file) {
+  const FileSymbols& s = file.symbols;
+  Header h;
+  std::memset(&h, 0, sizeof(h));
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.version = kVersion;
+  h.flags = file.is_hlo ? kFlagIsHlo : 0;
+  h.size = key.size;
+  h.mtime_ns = key.mtime_ns;
+  h.inode = key.inode;
+  h.content_hash = file.content_hash;
+  h.path_size = static_cast<uint32_t>(key.path.size());
+  h.symbol_count = static_cast<uint32_t>(s.symbols.size());
+  h.string_count = static_cast<uint32_t>(s.strings.size());
+  h.pool_size = static_cast<uint32_t>(s.pool.size());
+  std::string body;
+  body.reserve(key.path.size() + s.symbols.size() * sizeof(Symbol) +
+               s.strings.size() * sizeof(PoolRef) + s.pool.size());
+  body.append(key.path);
+  Append(&body, s.symbols);
+  Append(&body, s.strings);
+  body.append(s.pool);
+  h.payload_hash = XXH3_64bits(body.data(), body.size());
+  h.header_hash = XXH3_64bits(&h, offsetof(Header, header_hash));
+  std::string out(reinterpret_cast<const char*>(&h), sizeof(h));
+  out += body;
+  return out;
+}
+
+std::optional<IndexedFile> DecodeShard(std::string_view bytes,
+                                       const FileKey& key) {
+  if (bytes.size() < sizeof(Header)) return std::nullopt;
+  Header h;
+  std::memcpy(&h, bytes.data(), sizeof(h));
+  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 ||
+      h.version != kVersion ||
+      h.header_hash != XXH3_64bits(&h, offsetof(Header, header_hash))) {
+    return std::nullopt;
+  }
+  uint64_t expected = sizeof(Header) + uint64_t{h.path_size} +
+                      uint64_t{h.symbol_count} * sizeof(Symbol) +
+                      uint64_t{h.string_count} * sizeof(PoolRef) + h.pool_size;
+  if (bytes.size() != expected) return std::nullopt;
+  std::string_view body = bytes.substr(sizeof(Header));
+  if (h.payload_hash != XXH3_64bits(body.data(), body.size())) {
+    return std::nullopt;
+  }
+  if (body.substr(0, h.path_size) != key.path || h.size != key.size ||
+      h.mtime_ns != key.mtime_ns || h.inode != key.inode) {
+    return std::nullopt;
+  }
+  IndexedFile file;
+  file.is_hlo = (h.flags & kFlagIsHlo) != 0;
+  file.content_hash = h.content_hash;
+  const char* p = body.data() + h.path_size;
+  file.symbols.symbols.resize(h.symbol_count);
+  std::memcpy(file.symbols.symbols.data(), p, h.symbol_count * sizeof(Symbol));
+  p += h.symbol_count * sizeof(Symbol);
+  file.symbols.strings.resize(h.string_count);
+  std::memcpy(file.symbols.strings.data(), p,
+              h.string_count * sizeof(PoolRef));
+  p += h.string_count * sizeof(PoolRef);
+  file.symbols.pool.assign(p, h.pool_size);
+  // Every reference must stay inside the pool and the tables, so a shard
+  // that passed the checksum by accident still cannot make us read wild.
+  auto ref_ok = [&](PoolRef r) {
+    return uint64_t{r.offset} + r.size <= h.pool_size;
+  };
+  for (const PoolRef& r : file.symbols.strings) {
+    if (!ref_ok(r)) return std::nullopt;
+  }
+  for (const Symbol& s : file.symbols.symbols) {
+    if (!ref_ok(s.name) ||
+        (s.module != kNoRef && s.module >= h.symbol_count) ||
+        (s.opcode != kNoRef && s.opcode >= h.string_count) ||
+        (s.shape != kNoRef && s.shape >= h.string_count) ||
+        static_cast<int>(s.kind) >= kSymbolKindCount) {
+      return std::nullopt;
+    }
+  }
+  return file;
+}
+
+ShardStore::ShardStore(std::filesystem::path dir)
+    : dir_(std::move(dir) / absl::StrCat("shards-v", kVersion)) {}
+
+std::filesystem::path ShardStore::DefaultDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') {
+    return std::filesystem::path(xdg) / "hlo-lsp";
+  }
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] != '\0') {
+    return std::filesystem::path(home) / ".cache" / "hlo-lsp";
+  }
+  return {};
+}
+
+std::filesystem::path ShardStore::ShardPath(std::string_view file_path) const {
+  uint64_t h = XXH3_64bits(file_path.data(), file_path.size());
+  return dir_ / absl::StrFormat("%016x.shard", h);
+}
+
+ShardStore::LoadResult ShardStore::Load(const FileKey& key,
+                                        IndexedFile* out) const {
+  std::string bytes;
+  if (!ReadAll(ShardPath(key.path).string(), &bytes)) return LoadResult::kMiss;
+  std::optional<IndexedFile> file = DecodeShard(bytes, key);
+  if (!file) {
+    // Tell a shard for an older version of the file from a damaged one.
+    if (bytes.size() >= sizeof(Header)) {
+      Header h;
+      std::memcpy(&h, bytes.data(), sizeof(h));
+      if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) == 0 &&
+          h.version == kVersion &&
+          h.header_hash == XXH3_64bits(&h, offsetof(Header, header_hash)) &&
+          (h.size != key.size || h.mtime_ns != key.mtime_ns ||
+           h.inode != key.inode)) {
+        return LoadResult::kStale;
+      }
+    }
+    return LoadResult::kCorrupt;
+  }
+  *out = std::move(*file);
+  return LoadResult::kHit;
+}
+
+absl::Status ShardStore::Save(const FileKey& key,
+                              const IndexedFile& file) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (ec) return absl::UnavailableError(dir_.string() + ": " + ec.message());
+  std::string bytes = EncodeShard(key, file);
+  std::filesystem::path target = ShardPath(key.path);
+  // Write then rename, so that a reader never sees half a shard.
+  std::string temp = absl::StrCat(
+      target.string(), ".tmp.", ::getpid(), ".",
+      std::hash<std::thread::id>()(std::this_thread::get_id()));
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::UnavailableError(temp + ": " + std::strerror(errno));
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (done != bytes.size() || ::rename(temp.c_str(), target.c_str()) != 0) {
+    ::unlink(temp.c_str());
+    return absl::UnavailableError(target.string() + ": write failed");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hlo::index

@@ -1,0 +1,131 @@
+// The index of every HLO file under a set of folders: built in parallel
+// (each file read once, through mmap), persisted as per-file shards, and
+// queried with the search language of query.h. Thread-safe: queries run
+// concurrently with indexing and see a consistent snapshot of files.
+//
+// Use from the LSP server: AddFolder on a worker thread (progress callback
+// -> $/progress), Refresh on file events, Query for workspace/symbol,
+// ModuleFiles for hlo/moduleFiles and the HloModule code lens.
+#ifndef HLO_LSP_HLO_INDEX_WORKSPACE_INDEX_H_
+#define HLO_LSP_HLO_INDEX_WORKSPACE_INDEX_H_
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/index/dump_name.h"
+#include "hlo/index/shard.h"
+#include "hlo/index/symbols.h"
+
+namespace hlo::index {
+
+struct IndexProgress {
+  size_t done = 0;   // files handled so far in this batch
+  size_t total = 0;  // files in this batch
+};
+
+struct IndexOptions {
+  bool use_cache = true;
+  std::filesystem::path cache_dir;  // empty: ShardStore::DefaultDir()
+  size_t threads = 0;               // 0: all cores
+  // Called from indexing threads (serialised by the index), at most about
+  // every 1% of a batch and at its end.
+  std::function<void(const IndexProgress&)> progress;
+};
+
+struct IndexStats {
+  size_t files = 0;          // candidate files known
+  size_t hlo_files = 0;      // of which HLO text
+  size_t symbols = 0;
+  uint64_t bytes = 0;        // total size of the HLO files
+  size_t shards_loaded = 0;  // files answered from the cache (cumulative)
+  size_t files_scanned = 0;  // files read and scanned (cumulative)
+  size_t shards_stale = 0;   // found but for another version of the file
+  size_t shards_corrupt = 0; // found but failing verification
+  size_t memory = 0;         // bytes held by the symbol tables
+};
+
+struct SymbolMatch {
+  std::string path;           // as discovered (under the folder as given)
+  std::string absolute_path;  // key of the file in the index
+  uint32_t line = 0;          // 1-based
+  uint32_t column = 0;        // 1-based, bytes
+  SymbolKind kind = SymbolKind::kInstruction;
+  uint8_t flags = 0;          // kFlagEntry / kFlagRoot
+  std::string name;
+  std::string module;
+  std::string opcode;
+  std::string shape;
+  double score = 0;
+};
+
+struct ModuleFile {
+  std::string path;
+  DumpFileName dump;
+  std::string module_name;  // from the HloModule line ("" if none)
+};
+
+class WorkspaceIndex {
+ public:
+  explicit WorkspaceIndex(IndexOptions options = {});
+  ~WorkspaceIndex();
+  WorkspaceIndex(const WorkspaceIndex&) = delete;
+  WorkspaceIndex& operator=(const WorkspaceIndex&) = delete;
+
+  // Discovers and indexes `folder` (or one file); blocks until done. Folders
+  // may overlap: a file is indexed once.
+  void AddFolder(const std::filesystem::path& folder);
+  // Forgets the files found under `folder`.
+  void RemoveFolder(const std::filesystem::path& folder);
+  // Re-checks these paths (files or folders): new or changed files are
+  // (re)indexed, vanished ones dropped. Unchanged files cost one stat.
+  void Refresh(const std::vector<std::filesystem::path>& paths);
+
+  // Matches ordered by score, then path, then line. limit 0 = all.
+  absl::StatusOr<std::vector<SymbolMatch>> Query(std::string_view query,
+                                                 size_t limit) const;
+
+  // The files of the module that `path` belongs to (same folder, module id
+  // and name), in stage/step order; just `path` for a non-dump file.
+  std::vector<ModuleFile> ModuleFiles(const std::filesystem::path& path) const;
+
+  IndexStats stats() const;
+  // Warnings gathered since the last call (unreadable files and folders).
+  std::vector<std::string> TakeWarnings();
+
+ private:
+  struct Entry;
+  using EntryPtr = std::shared_ptr<const Entry>;
+
+  void IndexFiles(const std::vector<std::filesystem::path>& files);
+  EntryPtr IndexOne(const std::filesystem::path& path, const FileKey& key);
+  std::vector<EntryPtr> Snapshot() const;
+  void Warn(std::string message);
+
+  IndexOptions options_;
+  std::unique_ptr<ShardStore> store_;  // null without a cache
+  size_t threads_ = 1;
+
+  mutable std::shared_mutex mutex_;  // guards files_
+  std::map<std::string, EntryPtr> files_;  // by absolute path
+
+  std::mutex warnings_mutex_;
+  std::vector<std::string> warnings_;
+  std::mutex progress_mutex_;
+
+  std::atomic<size_t> shards_loaded_{0}, files_scanned_{0}, shards_stale_{0},
+      shards_corrupt_{0};
+};
+
+}  // namespace hlo::index
+
+#endif  // HLO_LSP_HLO_INDEX_WORKSPACE_INDEX_H_
