@@ -1,12 +1,19 @@
 #include "server/lsp_main.h"
 
-#include <cstdio>
+#include <csignal>
+#include <unistd.h>
+
+#include "server/lsp_server.h"
+#include "server/transport.h"
 
 namespace hlo_lsp {
 
 int RunLanguageServer(int, char**) {
-  std::fprintf(stderr, "hlo-lsp: the language server is not built yet\n");
-  return 2;
+  // A client that goes away must not kill us with SIGPIPE mid-write.
+  std::signal(SIGPIPE, SIG_IGN);
+  Transport transport(STDIN_FILENO, STDOUT_FILENO);
+  LspServer server(&transport, LspServer::Options{});
+  return server.Run();
 }
 
 }  // namespace hlo_lsp

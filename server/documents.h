@@ -1,0 +1,121 @@
+// Open documents and their parsed snapshots. Edits are applied on the
+// caller's (reader) thread; parsing runs in a worker pool, one parse in
+// flight per document, and a burst of edits coalesces into one parse of the
+// latest text. Readers get an immutable shared_ptr<const Snapshot>.
+#ifndef HLO_LSP_SERVER_DOCUMENTS_H_
+#define HLO_LSP_SERVER_DOCUMENTS_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "hlo/line_index.h"
+#include "hlo/syntax.h"
+#include "server/protocol.h"
+#include "server/thread_pool.h"
+
+namespace hlo_lsp {
+
+// One parsed state of a document: its text and syntax model.
+struct Snapshot {
+  std::string uri;
+  int64_t version = 0;      // the client's version (0 for files from disk)
+  uint64_t generation = 0;  // our edit counter; grows with every change
+  bool from_disk = false;
+  hlo::ColumnUnit unit = hlo::ColumnUnit::kUtf16CodeUnits;
+  std::shared_ptr<const std::string> text;
+  std::unique_ptr<const hlo::ParsedFile> file;
+
+  // Conversions at the protocol edge, in the negotiated encoding.
+  Position ToPosition(hlo::Offset offset) const;
+  Range ToRange(hlo::Span span) const;
+  hlo::Offset ToOffset(Position position) const;
+};
+
+// Builds a snapshot by parsing `text` now (on the calling thread).
+std::shared_ptr<const Snapshot> MakeSnapshot(std::string uri, int64_t version,
+                                             uint64_t generation,
+                                             std::shared_ptr<const std::string> text,
+                                             hlo::ColumnUnit unit);
+
+// file:///a%20b -> /a b; empty when the URI is not a file URI.
+std::string UriToPath(const std::string& uri);
+std::string PathToUri(const std::string& path);
+
+// Applies one LSP content change to `text` (positions in `unit`).
+void ApplyChange(std::string* text, const ContentChange& change,
+                 hlo::ColumnUnit unit);
+
+class DocumentStore {
+ public:
+  using ParsedCallback = std::function<void(std::shared_ptr<const Snapshot>)>;
+
+  // `on_parsed` runs on a parse thread for every snapshot that is still the
+  // latest when its parse ends (diagnostics are published from there).
+  DocumentStore(ThreadPool* parse_pool, ParsedCallback on_parsed);
+  ~DocumentStore();
+
+  void set_unit(hlo::ColumnUnit unit) { unit_ = unit; }
+  hlo::ColumnUnit unit() const { return unit_; }
+
+  void Open(const DidOpenParams& params);
+  // False when the document is not open.
+  bool Change(const DidChangeParams& params);
+  void Close(const std::string& uri);
+  bool IsOpen(const std::string& uri);
+
+  // The edit counter of an open document; 0 when it is not open.
+  uint64_t Generation(const std::string& uri);
+
+  // The snapshot of `uri` at generation >= min_generation. Waits for the
+  // parse when needed (until it lands, `cancelled` turns true or Shutdown).
+  // For a document that is not open, reads and parses the file from disk
+  // (cached while its size and mtime stay the same). nullptr when there is
+  // nothing to serve.
+  std::shared_ptr<const Snapshot> Get(const std::string& uri,
+                                      uint64_t min_generation,
+                                      const std::atomic<bool>* cancelled);
+
+  // Wakes every waiter; later waits return at once.
+  void Shutdown();
+
+ private:
+  struct Document {
+    std::string text;
+    int64_t version = 0;
+    uint64_t generation = 0;
+    bool parse_in_flight = false;
+    bool closed = false;
+    std::shared_ptr<const Snapshot> snapshot;
+  };
+  struct DiskEntry {
+    int64_t size = -1;
+    int64_t mtime_ns = -1;
+    std::shared_ptr<const Snapshot> snapshot;
+  };
+
+  void ScheduleParseLocked(const std::string& uri,
+                           const std::shared_ptr<Document>& doc);
+  void ParseNow(std::string uri, std::shared_ptr<Document> doc);
+  std::shared_ptr<const Snapshot> GetFromDisk(const std::string& uri);
+
+  ThreadPool* parse_pool_;
+  ParsedCallback on_parsed_;
+  std::atomic<hlo::ColumnUnit> unit_{hlo::ColumnUnit::kUtf16CodeUnits};
+  std::mutex mutex_;
+  std::condition_variable parsed_;
+  bool shutdown_ = false;
+  std::map<std::string, std::shared_ptr<Document>> docs_;
+  std::mutex disk_mutex_;
+  std::map<std::string, DiskEntry> disk_;  // small: a few recent files
+  uint64_t next_generation_ = 1;
+};
+
+}  // namespace hlo_lsp
+
+#endif  // HLO_LSP_SERVER_DOCUMENTS_H_

@@ -1,0 +1,105 @@
+// Definition, references and highlights: the model's name resolution, read
+// through hlo/query.h.
+#include <vector>
+
+#include "hlo/query.h"
+#include "server/features/features.h"
+
+namespace hlo_lsp {
+namespace {
+
+Location At(const Snapshot& snap, hlo::Span span) {
+  return Location{snap.uri, snap.ToRange(span)};
+}
+
+// Call-site operands that feed `parameter_instruction` from every caller of
+// its computation.
+std::vector<hlo::Span> CallSiteOperands(const hlo::ParsedFile& file,
+                                        hlo::Id parameter_instruction) {
+  std::vector<hlo::Span> out;
+  std::optional<int64_t> number = hlo::ParameterNumber(file, parameter_instruction);
+  if (!number) return out;
+  hlo::Id comp = file.instructions[parameter_instruction].computation;
+  for (hlo::Id ref : hlo::CallersOf(file, comp)) {
+    hlo::Id operand = hlo::CallSiteOperand(file, ref, *number);
+    if (operand != hlo::kNone) out.push_back(file.operands[operand].span);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Location> Definition(const Snapshot& snap, Position position) {
+  const hlo::ParsedFile& file = *snap.file;
+  hlo::NodeAt node = hlo::FindNodeAt(file, snap.ToOffset(position));
+  hlo::NodeAt def = hlo::DefinitionOf(file, node);
+  std::vector<Location> out;
+  if (def.kind == hlo::NodeKind::kNone) return out;
+  const bool on_parameter =
+      (node.kind == hlo::NodeKind::kInstructionName ||
+       node.kind == hlo::NodeKind::kSignatureParameter) &&
+      def.kind == hlo::NodeKind::kInstructionName &&
+      file.instructions[def.id].opcode == hlo::Opcode::kParameter;
+  if (on_parameter) {
+    // On a parameter of a called computation: also where its value comes
+    // from at each call site.
+    if (node.kind == hlo::NodeKind::kSignatureParameter) {
+      out.push_back(At(snap, def.span));
+    }
+    for (hlo::Span span : CallSiteOperands(file, def.id)) {
+      out.push_back(At(snap, span));
+    }
+    if (out.empty()) out.push_back(At(snap, def.span));
+    return out;
+  }
+  out.push_back(At(snap, def.span));
+  return out;
+}
+
+namespace {
+
+// The declaration and uses of what is under the cursor, as spans; the
+// first entry is the declaration when `with_declaration`.
+std::vector<hlo::Span> Occurrences(const hlo::ParsedFile& file, hlo::Offset offset,
+                                   bool with_declaration, bool* found) {
+  std::vector<hlo::Span> spans;
+  hlo::NodeAt def = hlo::DefinitionOf(file, hlo::FindNodeAt(file, offset));
+  *found = def.kind != hlo::NodeKind::kNone;
+  if (!*found) return spans;
+  if (with_declaration) spans.push_back(def.span);
+  if (def.kind == hlo::NodeKind::kInstructionName) {
+    for (const hlo::Use& use : hlo::UsersOf(file, def.id)) spans.push_back(use.span);
+  } else if (def.kind == hlo::NodeKind::kComputationName) {
+    for (hlo::Id ref : hlo::CallersOf(file, def.id)) {
+      spans.push_back(file.computation_refs[ref].name);
+    }
+  }
+  return spans;
+}
+
+}  // namespace
+
+std::vector<Location> References(const Snapshot& snap, Position position,
+                                 bool include_declaration) {
+  bool found = false;
+  std::vector<Location> out;
+  for (hlo::Span span : Occurrences(*snap.file, snap.ToOffset(position),
+                                    include_declaration, &found)) {
+    out.push_back(At(snap, span));
+  }
+  return out;
+}
+
+std::vector<DocumentHighlight> DocumentHighlights(const Snapshot& snap,
+                                                  Position position) {
+  bool found = false;
+  std::vector<DocumentHighlight> out;
+  std::vector<hlo::Span> spans =
+      Occurrences(*snap.file, snap.ToOffset(position), true, &found);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    out.push_back(DocumentHighlight{snap.ToRange(spans[i]), i == 0 ? 3 : 2});
+  }
+  return out;
+}
+
+}  // namespace hlo_lsp

@@ -1,0 +1,77 @@
+#include "server/json_rpc.h"
+
+namespace hlo_lsp {
+namespace {
+
+std::string Dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace
+
+IncomingMessage ClassifyMessage(Json message) {
+  IncomingMessage out;
+  if (!message.is_object()) {
+    out.invalid_reason = "message is not a JSON object";
+    return out;
+  }
+  auto id = message.find("id");
+  bool has_id = id != message.end();
+  if (has_id) {
+    if (id->is_number_integer() || id->is_string()) {
+      out.id = *id;
+    } else if (!id->is_null()) {
+      out.invalid_reason = "id must be an integer or a string";
+      return out;
+    }
+  }
+  auto method = message.find("method");
+  if (method == message.end()) {
+    if (has_id && (message.contains("result") || message.contains("error"))) {
+      out.kind = MessageKind::kResponse;
+      return out;
+    }
+    out.invalid_reason = "missing method";
+    return out;
+  }
+  if (!method->is_string()) {
+    out.invalid_reason = "method must be a string";
+    return out;
+  }
+  out.method = method->get<std::string>();
+  auto params = message.find("params");
+  if (params != message.end()) {
+    if (!params->is_object() && !params->is_array() && !params->is_null()) {
+      out.invalid_reason = "params must be an object or an array";
+      return out;
+    }
+    out.params = std::move(*params);
+  }
+  out.kind = has_id && !id->is_null() ? MessageKind::kRequest
+                                      : MessageKind::kNotification;
+  return out;
+}
+
+std::string MakeResult(const Json& id, const Json& result) {
+  return Dump(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
+}
+
+std::string MakeError(const Json& id, ErrorCode code, std::string_view message) {
+  return Dump(Json{{"jsonrpc", "2.0"},
+                   {"id", id},
+                   {"error", {{"code", static_cast<int>(code)},
+                              {"message", std::string(message)}}}});
+}
+
+std::string MakeNotification(std::string_view method, const Json& params) {
+  return Dump(Json{{"jsonrpc", "2.0"}, {"method", std::string(method)},
+                   {"params", params}});
+}
+
+std::string MakeRequest(const Json& id, std::string_view method,
+                        const Json& params) {
+  return Dump(Json{{"jsonrpc", "2.0"}, {"id", id},
+                   {"method", std::string(method)}, {"params", params}});
+}
+
+}  // namespace hlo_lsp
