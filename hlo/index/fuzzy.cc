@@ -109,11 +109,11 @@ std::optional<double> FuzzyMatcher::Match(std::string_view word) const {
     }
     std::swap(previous, current);
   }
-  if (total <= kNegative / 2) {
-    // Only past kMaxWord (long op_names): still a match, lowest fuzzy score.
-    total = 0;
-  }
-  double normalized = total / (5.25 * static_cast<double>(n));  // ~[0, 1]
+  // Past kMaxWord (long op_names) the match is real but unscored: lowest.
+  double normalized =
+      total <= kNegative / 2
+          ? -1.0
+          : std::max(-1.0, total / (5.25 * static_cast<double>(n)));  // ~[0,1]
   // Shorter words are closer matches.
   double length_penalty =
       std::min<double>(static_cast<double>(word.size() - n), 64.0) / 640.0;

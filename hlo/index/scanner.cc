@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "xxhash.h"
 
 namespace hlo::index {
 namespace {
@@ -220,17 +221,22 @@ class Scanner {
     }
     if (op_name_end > op_name) {
       std::string_view text = text_.substr(op_name, op_name_end - op_name);
-      if (seen_metadata_.insert(std::string(text)).second) {
+      if (seen_op_names_.insert(text).second) {
         Add(SymbolKind::kMetadata, op_name, op_name_end, line, line_start);
       }
     }
     if (file_end > file) {
-      std::string name(text_.substr(file, file_end - file));
-      if (!source_line.empty()) {
-        name += ':';
-        name.append(source_line);
-      }
-      if (seen_metadata_.insert(name).second) {
+      std::string_view file_text = text_.substr(file, file_end - file);
+      // Keyed by hash, so that repeats (the common case) allocate nothing.
+      uint64_t key = XXH3_64bits_withSeed(file_text.data(), file_text.size(),
+                                          source_line.size()) ^
+                     XXH3_64bits(source_line.data(), source_line.size());
+      if (seen_locations_.insert(key).second) {
+        std::string name(file_text);
+        if (!source_line.empty()) {
+          name += ':';
+          name.append(source_line);
+        }
         Symbol s;
         s.kind = SymbolKind::kMetadata;
         s.name = AddToPool(name);
@@ -247,7 +253,8 @@ class Scanner {
   FileSymbols out_;
   uint32_t module_ = kNoRef;
   absl::flat_hash_map<std::string_view, uint32_t> interned_;
-  absl::flat_hash_set<std::string> seen_metadata_;
+  absl::flat_hash_set<std::string_view> seen_op_names_;
+  absl::flat_hash_set<uint64_t> seen_locations_;
 };
 
 }  // namespace
