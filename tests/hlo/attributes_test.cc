@@ -1,10 +1,28 @@
 #include "hlo/attributes.h"
 
+#include <cstdlib>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hlo/parser.h"
+
+// Counts heap allocations made while `g_count_allocations` is set, to check
+// that validating common attributes allocates nothing.
+namespace {
+thread_local bool g_count_allocations = false;
+thread_local size_t g_allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (g_count_allocations) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace hlo {
 namespace {
@@ -179,6 +197,51 @@ TEST(ValidateAttributeTest, MalformedValuesWithOffsets) {
   EXPECT_EQ(ErrorAt("parameter_replication", "{true,maybe}"), 6u);
   EXPECT_EQ(ErrorAt("literal", "s32[2]{0} {1}"), 0u);
   EXPECT_EQ(ErrorAt("dimensions", "{1, /* unterminated"), 4u);
+}
+
+TEST(ValidateAttributeTest, SuccessPathDoesNotAllocate) {
+  const RawAttribute kCommon[] = {
+      {"metadata", "{op_type=\"Add\" op_name=\"jit(f)/add\" "
+                   "source_file=\"/a/b.py\" source_line=3}"},
+      {"backend_config", "{\"operation_queue_id\":\"0\"}"},
+      {"backend_config", "\"a\\\"b\""},
+      {"sharding", "{{replicated}, {devices=[2,4]<=[4,2]T(1,0) "
+                   "last_tile_dim_replicate metadata={op_name=\"a\"}}}"},
+      {"sharding", "{devices=[2,1]0,1}"},
+      {"dimensions", "{0,1,2}"},
+      {"to_apply", "%region_0.4"},
+      {"calls", "%fused_computation"},
+      {"frontend_attributes", "{_xla_compute_type=\"host\",k={\"a\":1}}"},
+      {"slice", "{[0:2], [1:5:2]}"},
+      {"padding", "0_0x1_2_1"},
+      {"window", "{size=3x3 stride=2x2 pad=1_1x1_1}"},
+      {"dim_labels", "b01f_01io->b01f"},
+      {"replica_groups", "[2,4]<=[4,2]T(1,0)"},
+      {"replica_groups", "{{0,1},{2,3}}"},
+      {"source_target_pairs", "{{0,1},{1,0}}"},
+      {"output_to_operand_aliasing", "{{0}: (1, {})}"},
+      {"direction", "LT"},
+      {"kind", "kLoop"},
+      {"custom_call_target", "\"__cublas$gemm\""},
+      {"api_version", "API_VERSION_TYPED_FFI"},
+      {"operand_precision", "{high,default}"},
+      {"index", "2"},
+      {"epsilon", "1e-05"},
+      {"is_stable", "true"},
+  };
+  for (const RawAttribute& a : kCommon) ExpectValid(a.key, a.value);  // warm
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (const RawAttribute& a : kCommon) {
+    (void)ValidateAttributeValue(a.key, a.value);
+  }
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations, 0u);
+  // The counter does see allocations (decoding allocates).
+  g_count_allocations = true;
+  EXPECT_TRUE(DecodeIntList("{1,2,3}").ok());
+  g_count_allocations = false;
+  EXPECT_GT(g_allocations, 0u);
 }
 
 TEST(ValidateAttributeTest, DepthIsBounded) {
@@ -428,6 +491,128 @@ TEST(DecodeAttributeTest, MultiAttributeDecoders) {
   absl::StatusOr<PrecisionConfig> pc = DecodePrecisionConfig(precision);
   ASSERT_TRUE(pc.ok());
   EXPECT_EQ(pc->algorithm, DotAlgorithm::kBF16BF16F32);
+}
+
+constexpr std::string_view kModule = R"(HloModule m
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] add(f32[] %a, f32[] %b)
+}
+
+ENTRY %main (p0: f32[4,8], p1: f32[8,16]) -> f32[2,16] {
+  %p0 = f32[4,8]{1,0} parameter(0), sharding={devices=[2,1]0,1}, metadata={op_name="x" source_line=3}
+  %p1 = f32[8,16]{1,0} parameter(1)
+  %c = s32[2,2] constant({ {1, 2}, {3, 4} })
+  %t = (f32[], s32[2]) constant((1, {2, 3}))
+  %dot = f32[4,16]{1,0} dot(%p0, %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={high,default}, frontend_attributes={_xla_compute_type="host"}
+  %ar = f32[4,16] all-reduce(%dot), replica_groups=[1,2]<=[2], channel_id=3, to_apply=%add, backend_config={"x":1}
+  %cmp = pred[4,16] compare(%ar, %ar), direction=LT, type=TOTALORDER
+  %g = f32[2,8] gather(%p0, %c), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
+  ROOT %s = f32[2,16] slice(%ar), slice={[0:2], [0:16]}
+}
+)";
+
+const Instruction& Find(const ParsedFile& file, std::string_view name) {
+  for (const Instruction& i : file.instructions) {
+    if (file.Name(i) == name) return i;
+  }
+  ADD_FAILURE() << "no instruction " << name;
+  static Instruction none;
+  return none;
+}
+
+TEST(InstructionAttributesTest, GathersTypedValues) {
+  std::unique_ptr<ParsedFile> file = Parse(kModule);
+  ASSERT_FALSE(file->HasErrors()) << file->diagnostics[0].message;
+
+  InstructionAttributes p0 = DecodeInstructionAttributes(*file, Find(*file, "p0"));
+  EXPECT_THAT(p0.errors, IsEmpty());
+  EXPECT_EQ(p0.parameter_number, 0);
+  ASSERT_TRUE(p0.sharding.has_value());
+  EXPECT_THAT(p0.sharding->tile_assignment_devices, ElementsAre(0, 1));
+  ASSERT_TRUE(p0.metadata.has_value());
+  EXPECT_EQ(p0.metadata->op_name, "x");
+  EXPECT_EQ(p0.metadata->source_line, 3);
+  EXPECT_EQ(DecodeInstructionAttributes(*file, Find(*file, "p1")).parameter_number,
+            1);
+
+  InstructionAttributes c = DecodeInstructionAttributes(*file, Find(*file, "c"));
+  ASSERT_TRUE(c.literal.has_value()) << (c.errors.empty() ? "" : c.errors[0].message);
+  EXPECT_THAT(c.literal->ints, ElementsAre(1, 2, 3, 4));
+  InstructionAttributes t = DecodeInstructionAttributes(*file, Find(*file, "t"));
+  ASSERT_TRUE(t.literal.has_value()) << (t.errors.empty() ? "" : t.errors[0].message);
+  ASSERT_EQ(t.literal->tuple_elements.size(), 2u);
+  EXPECT_THAT(t.literal->tuple_elements[1].ints, ElementsAre(2, 3));
+
+  InstructionAttributes dot = DecodeInstructionAttributes(*file, Find(*file, "dot"));
+  EXPECT_THAT(dot.errors, IsEmpty());
+  ASSERT_TRUE(dot.dot_dimension_numbers.has_value());
+  EXPECT_THAT(dot.dot_dimension_numbers->lhs_contracting_dimensions,
+              ElementsAre(1));
+  ASSERT_TRUE(dot.precision_config.has_value());
+  EXPECT_THAT(dot.precision_config->operand_precision,
+              ElementsAre(Precision::kHigh, Precision::kDefault));
+  EXPECT_EQ(*dot.frontend_attributes->Find("_xla_compute_type"), "host");
+  EXPECT_THAT(dot.others, IsEmpty());
+
+  InstructionAttributes ar = DecodeInstructionAttributes(*file, Find(*file, "ar"));
+  EXPECT_THAT(ar.errors, IsEmpty());
+  ASSERT_TRUE(ar.replica_groups.has_value());
+  EXPECT_TRUE(ar.replica_groups->is_iota);
+  EXPECT_EQ(ar.channel_id, 3);
+  EXPECT_EQ(ar.backend_config->text, "{\"x\":1}");
+  // The computation reference has no typed field: kept raw.
+  ASSERT_EQ(ar.others.size(), 1u);
+  EXPECT_EQ(ar.others[0].key, "to_apply");
+  EXPECT_EQ(ar.others[0].value, "%add");
+
+  InstructionAttributes cmp = DecodeInstructionAttributes(*file, Find(*file, "cmp"));
+  EXPECT_EQ(cmp.comparison_direction, ComparisonDirection::kLt);
+  EXPECT_EQ(cmp.comparison_type, ComparisonType::kTotalOrder);
+
+  InstructionAttributes g = DecodeInstructionAttributes(*file, Find(*file, "g"));
+  EXPECT_THAT(g.errors, IsEmpty());
+  ASSERT_TRUE(g.gather_dimension_numbers.has_value());
+  EXPECT_THAT(g.gather_dimension_numbers->slice_sizes, ElementsAre(1, 8));
+  EXPECT_EQ(g.gather_dimension_numbers->index_vector_dim, 1);
+
+  InstructionAttributes s = DecodeInstructionAttributes(*file, Find(*file, "s"));
+  ASSERT_TRUE(s.slice.has_value());
+  EXPECT_THAT(s.slice->limits, ElementsAre(2, 16));
+}
+
+TEST(InstructionAttributesTest, ErrorsPointAtTheValue) {
+  constexpr std::string_view kText = R"(HloModule m
+ENTRY %e (p: f32[2]) -> pred[2] {
+  %p = f32[2] parameter(0)
+  %k = f32[3] constant({1, 2})
+  ROOT %c = pred[2] compare(%p, %p), direction=LT, type=SIDEWAYS
+}
+)";
+  ParseOptions options;
+  options.validate_attributes = false;
+  std::unique_ptr<ParsedFile> file = Parse(kText, options);
+  InstructionAttributes c = DecodeInstructionAttributes(*file, Find(*file, "c"));
+  ASSERT_EQ(c.errors.size(), 1u);
+  EXPECT_EQ(file->Text(c.errors[0].span), "SIDEWAYS");
+  EXPECT_THAT(c.errors[0].message, HasSubstr("type=: offset 0: unknown"));
+  EXPECT_EQ(c.comparison_direction, ComparisonDirection::kLt);
+  EXPECT_FALSE(c.comparison_type.has_value());
+
+  InstructionAttributes k = DecodeInstructionAttributes(*file, Find(*file, "k"));
+  ASSERT_EQ(k.errors.size(), 1u);
+  EXPECT_EQ(file->Text(k.errors[0].span), "({1, 2})");
+  EXPECT_THAT(k.errors[0].message,
+              HasSubstr("offset 1: dimension 0 expects 3 elements"));
+}
+
+// Every attribute the parser hands to ValidateAttributeValue comes back
+// clean for the values of a real module.
+TEST(InstructionAttributesTest, ParserValidationAcceptsModule) {
+  std::unique_ptr<ParsedFile> file = Parse(kModule);
+  for (const Diagnostic& d : file->diagnostics) ADD_FAILURE() << d.message;
 }
 
 }  // namespace
