@@ -1,0 +1,54 @@
+#include "hlo/proto/convert.h"
+
+#include "absl/strings/str_cat.h"
+#include "hlo/parser.h"
+#include "hlo/proto/decode.h"
+#include "hlo/proto/encode.h"
+
+namespace hlo::proto {
+
+absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
+    std::string_view bytes, size_t max_bytes, const PrintOptions& options) {
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
+  if (!decoded.ok()) return decoded.status();
+  ProtoTextResult result;
+  result.kind = std::string(ProtoKindName(decoded->kind));
+  std::string& text = result.text;
+  if (decoded->module) AppendModuleText(*decoded->module, options, &text);
+  absl::StrAppend(&text, "// decoded from xla.", result.kind,
+                  decoded->gzipped ? " (gzip)" : "");
+  if (!decoded->execution_platform.empty()) {
+    absl::StrAppend(&text, ", execution platform ",
+                    decoded->execution_platform);
+  }
+  if (decoded->unknown_fields > 0) {
+    absl::StrAppend(&text, "; ", decoded->unknown_fields,
+                    " fields unknown to this schema were skipped");
+  }
+  text.push_back('\n');
+  for (const LabeledLiteral& literal : decoded->literals) {
+    AppendLiteralComment(literal.label, literal.literal, literal.raw_bytes,
+                         options, &text);
+    if (text.size() > max_bytes) break;
+  }
+  if (text.size() > max_bytes) {
+    size_t cut = text.rfind('\n', max_bytes);
+    text.resize(cut == std::string::npos ? 0 : cut + 1);
+    result.truncated = true;
+  }
+  return result;
+}
+
+absl::StatusOr<std::string> ConvertTextToHloProtoBytes(std::string_view text) {
+  std::unique_ptr<ParsedFile> file = Parse(text);
+  absl::StatusOr<xla::HloProto> proto = EncodeHloProto(*file);
+  if (!proto.ok()) return proto.status();
+  std::string bytes;
+  if (!proto->SerializeToString(&bytes)) {
+    return absl::ResourceExhaustedError(
+        "the HloProto is too large to serialise (2 GiB limit)");
+  }
+  return bytes;
+}
+
+}  // namespace hlo::proto

@@ -1,0 +1,81 @@
+// Decoding XLA's binary HLO protos: plain or gzip'ed HloSnapshot,
+// HloUnoptimizedSnapshot (also XLA's chunked large-snapshot format), HloProto,
+// HloModuleProto and RunHloModuleIterationLiterals. Bad bytes are normal
+// input: every failure is a Status, truncation reports the byte offset.
+#ifndef HLO_LSP_HLO_PROTO_DECODE_H_
+#define HLO_LSP_HLO_PROTO_DECODE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hlo/proto/hlo.pb.h"
+
+namespace hlo::proto {
+
+enum class ProtoKind {
+  kHloSnapshot,
+  kHloUnoptimizedSnapshot,
+  // XLA's large-snapshot serialisation: a length-delimited
+  // HloUnoptimizedSnapshot with argument descriptors, then raw literals.
+  kChunkedHloUnoptimizedSnapshot,
+  kHloProto,
+  kHloModuleProto,
+  kRunHloModuleIterationLiterals,
+};
+std::string_view ProtoKindName(ProtoKind kind);
+
+// A literal that travels with the module (argument, result...), with the
+// label it prints under: "argument 0", "result", "partition 1 argument 0".
+struct LabeledLiteral {
+  std::string label;
+  xla::LiteralProto literal;
+  // For the chunked format the data is not decoded into `literal`; only its
+  // shape is, and this says how many raw bytes it had.
+  int64_t raw_bytes = -1;
+};
+
+struct DecodedProto {
+  ProtoKind kind = ProtoKind::kHloProto;
+  bool gzipped = false;
+  std::unique_ptr<xla::HloModuleProto> module;  // null when the proto has none
+  std::vector<LabeledLiteral> literals;
+  std::string execution_platform;  // HloSnapshot only
+  // Fields our schema does not know (a newer XLA): decoded anyway.
+  int64_t unknown_fields = 0;
+};
+
+struct DecodeOptions {
+  // Upper bound on the (decompressed) message size. Protobuf cannot parse
+  // messages of 2 GiB or more anyway.
+  size_t max_bytes = (size_t{2} << 30) - 1;
+};
+
+// True when `bytes` start like a gzip stream.
+bool IsGzip(std::string_view bytes);
+// True when `bytes` look like a binary proto rather than text (used to pick
+// the convert direction when the file name does not tell).
+bool LooksLikeBinaryProto(std::string_view bytes);
+
+// Inflates a gzip (or zlib) stream, refusing output over `max_bytes`.
+absl::StatusOr<std::string> Gunzip(std::string_view bytes, size_t max_bytes);
+
+// Walks the wire format of `bytes` as message `descriptor` (recursing into
+// known sub-messages, depth-limited) and reports the first byte offset where
+// it breaks: truncated varint, length past the end, bad wire type, group
+// mismatch. OK when the wire format is sound.
+absl::Status CheckWireFormat(std::string_view bytes,
+                             const google::protobuf::Descriptor* descriptor);
+
+// Decodes bytes of any supported kind (gzip is detected by magic bytes).
+absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
+                                         const DecodeOptions& options = {});
+
+}  // namespace hlo::proto
+
+#endif  // HLO_LSP_HLO_PROTO_DECODE_H_

@@ -1,0 +1,1014 @@
+#include "hlo/proto/encode.h"
+
+#include <charconv>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "hlo/absl_compat.h"
+#include "hlo/literal_text.h"
+#include "hlo/sharding.h"
+
+namespace hlo::proto {
+namespace {
+
+using Instr = xla::HloInstructionProto;
+constexpr int kMaxShapeDepth = 64;
+
+// ------------------------------------------------ small value readers --
+// The typed decoders of hlo/attributes.h take over these once they land;
+// these read the forms the printer writes (and XLA prints).
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && absl::ascii_isspace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && absl::ascii_isspace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Splits on `sep`, keeping empty parts (std::string_view throughout: this
+// abseil's StrSplit speaks absl::string_view).
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    size_t at = s.find(sep, start);
+    parts.push_back(s.substr(start, at == std::string_view::npos ? at : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+std::string_view StripBraces(std::string_view s) {
+  s = Trim(s);
+  if (s.size() >= 2 && s.front() == '{' && s.back() == '}') {
+    s = s.substr(1, s.size() - 2);
+  }
+  return Trim(s);
+}
+
+bool ReadInt(std::string_view s, int64_t* out) {
+  s = Trim(s);
+  if (!s.empty() && s.front() == '%') return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+bool ReadIntList(std::string_view s, std::vector<int64_t>* out) {
+  s = StripBraces(s);
+  out->clear();
+  if (s.empty()) return true;
+  for (std::string_view part : Split(s, ',')) {
+    int64_t v;
+    if (!ReadInt(part, &v)) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+
+// "{{0,1},{2,3}}" -> lists.
+bool ReadIntListList(std::string_view s, std::vector<std::vector<int64_t>>* out) {
+  s = StripBraces(s);
+  out->clear();
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t open = s.find('{', i);
+    if (open == std::string_view::npos) break;
+    size_t close = s.find('}', open);
+    if (close == std::string_view::npos) return false;
+    std::vector<int64_t> list;
+    if (!ReadIntList(s.substr(open, close - open + 1), &list)) return false;
+    out->push_back(std::move(list));
+    i = close + 1;
+  }
+  return true;
+}
+
+bool ReadString(std::string_view s, std::string* out) {
+  s = Trim(s);
+  if (s.size() < 2 || (s.front() != '"' && s.front() != '\'') ||
+      s.back() != s.front()) {
+    return false;
+  }
+  std::string error;
+  return absl::CUnescape(ToAbsl(s.substr(1, s.size() - 2)), out, &error);
+}
+
+// A string-or-dict value (backend_config, frontend attribute values).
+std::string ReadStringOrDict(std::string_view s) {
+  std::string out;
+  if (ReadString(s, &out)) return out;
+  return std::string(Trim(s));
+}
+
+// "3x3" -> {3, 3}.
+bool ReadDxD(std::string_view s, std::vector<int64_t>* out) {
+  out->clear();
+  for (std::string_view part : Split(Trim(s), 'x')) {
+    int64_t v;
+    if (!ReadInt(part, &v)) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+
+// "1_2x0_0_1" -> per dimension {low, high[, interior]}.
+bool ReadPads(std::string_view s, std::vector<std::vector<int64_t>>* out) {
+  out->clear();
+  s = Trim(s);
+  if (s.empty()) return true;
+  for (std::string_view dim : Split(s, 'x')) {
+    std::vector<int64_t> values;
+    for (std::string_view part : Split(dim, '_')) {
+      int64_t v;
+      if (!ReadInt(part, &v)) return false;
+      values.push_back(v);
+    }
+    if (values.size() < 2 || values.size() > 3) return false;
+    out->push_back(std::move(values));
+  }
+  return true;
+}
+
+// Space- or comma-separated `key=value` items inside braces, values may be
+// strings or braced lists.
+std::vector<std::pair<std::string_view, std::string_view>> ReadKeyValues(
+    std::string_view s) {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  s = StripBraces(s);
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (absl::ascii_isspace(s[i]) || s[i] == ',')) ++i;
+    size_t eq = s.find('=', i);
+    if (eq == std::string_view::npos) break;
+    std::string_view key = Trim(s.substr(i, eq - i));
+    size_t j = eq + 1;
+    int depth = 0;
+    bool quoted = false;
+    char quote = 0;
+    for (; j < s.size(); ++j) {
+      const char c = s[j];
+      if (quoted) {
+        if (c == '\\') ++j;
+        else if (c == quote) quoted = false;
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        quoted = true;
+        quote = c;
+      } else if (c == '{' || c == '[' || c == '(') {
+        ++depth;
+      } else if (c == '}' || c == ']' || c == ')') {
+        --depth;
+      } else if (depth == 0 && (absl::ascii_isspace(c) || c == ',')) {
+        break;
+      }
+    }
+    out.push_back({key, s.substr(eq + 1, j - eq - 1)});
+    i = j;
+  }
+  return out;
+}
+
+template <typename Field>
+void SetList(const std::vector<int64_t>& values, Field* field) {
+  field->Clear();
+  for (int64_t v : values) field->Add(v);
+}
+
+void EncodeMetadata(std::string_view value, xla::OpMetadata* m) {
+  for (auto [key, v] : ReadKeyValues(value)) {
+    std::string s;
+    int64_t n = 0;
+    if (key == "op_type" && ReadString(v, &s)) m->set_op_type(s);
+    else if (key == "op_name" && ReadString(v, &s)) m->set_op_name(s);
+    else if (key == "source_file" && ReadString(v, &s)) m->set_source_file(s);
+    else if (key == "deduplicated_name" && ReadString(v, &s))
+      m->set_deduplicated_name(s);
+    else if (key == "scheduling_name" && ReadString(v, &s))
+      m->set_scheduling_name(s);
+    else if (key == "source_line" && ReadInt(v, &n)) m->set_source_line(n);
+    else if (key == "source_end_line" && ReadInt(v, &n))
+      m->set_source_end_line(n);
+    else if (key == "source_column" && ReadInt(v, &n)) m->set_source_column(n);
+    else if (key == "source_end_column" && ReadInt(v, &n))
+      m->set_source_end_column(n);
+    else if (key == "stack_frame_id" && ReadInt(v, &n))
+      m->set_stack_frame_id(n);
+    else if (key == "profile_type") {
+      std::vector<int64_t> list;
+      if (ReadIntList(v, &list)) {
+        for (int64_t t : list) m->add_profile_type(static_cast<xla::ProfileType>(t));
+      }
+    }
+  }
+}
+
+void EncodeFrontendAttributes(std::string_view value,
+                              xla::FrontendAttributes* out) {
+  for (auto [key, v] : ReadKeyValues(value)) {
+    (*out->mutable_map())[std::string(key)] = ReadStringOrDict(v);
+  }
+}
+
+void EncodeSharding(const HloShardingValue& s, xla::OpSharding* out,
+                    int depth = 0) {
+  out->set_type(static_cast<xla::OpSharding::Type>(s.type));
+  SetList(s.tile_assignment_dimensions,
+          out->mutable_tile_assignment_dimensions());
+  SetList(s.tile_assignment_devices, out->mutable_tile_assignment_devices());
+  SetList(s.iota_reshape_dims, out->mutable_iota_reshape_dims());
+  for (int64_t p : s.iota_transpose_perm) out->add_iota_transpose_perm(p);
+  out->set_replicate_on_last_tile_dim(s.replicate_on_last_tile_dim);
+  for (ShardingType t : s.last_tile_dims) {
+    out->add_last_tile_dims(static_cast<xla::OpSharding::Type>(t));
+  }
+  if (depth < 8) {
+    for (const HloShardingValue& element : s.tuple_shardings) {
+      EncodeSharding(element, out->add_tuple_shardings(), depth + 1);
+    }
+  }
+  if (s.shard_group) {
+    out->set_is_shard_group(true);
+    out->set_shard_group_id(s.shard_group->id);
+    out->set_shard_group_type(s.shard_group->shard_as ? xla::OpSharding::AS
+                                                      : xla::OpSharding::LIKE);
+  }
+}
+
+// Literal values (row-major) into the LiteralProto field of the type; the
+// shape's layout decides physical order, so non-default layouts are
+// re-ordered.
+bool FillLiteral(const LiteralValue& value, const xla::ShapeProto& shape,
+                 xla::LiteralProto* out, int depth = 0) {
+  *out->mutable_shape() = shape;
+  if (value.is_tuple()) {
+    if (depth > kMaxShapeDepth ||
+        static_cast<int>(value.tuple_elements.size()) !=
+            shape.tuple_shapes_size()) {
+      return false;
+    }
+    for (size_t i = 0; i < value.tuple_elements.size(); ++i) {
+      if (!FillLiteral(value.tuple_elements[i], shape.tuple_shapes(i),
+                       out->add_tuple_literals(), depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (value.elided) return false;
+  // Logical row-major index -> physical index for the shape's layout.
+  const int rank = shape.dimensions_size();
+  std::vector<int64_t> dims(shape.dimensions().begin(), shape.dimensions().end());
+  std::vector<int64_t> strides(rank, 0);
+  const auto& m2m = shape.layout().minor_to_major();
+  std::vector<bool> seen(rank, false);
+  bool valid = m2m.size() == rank;
+  for (int i = 0; valid && i < rank; ++i) {
+    valid = m2m[i] >= 0 && m2m[i] < rank && !seen[m2m[i]];
+    if (valid) seen[m2m[i]] = true;
+  }
+  int64_t stride = 1;
+  for (int i = 0; i < rank; ++i) {
+    const int64_t d = valid ? m2m[i] : rank - 1 - i;
+    strides[d] = stride;
+    stride *= dims[d];
+  }
+  const size_t count = value.stored_elements();
+  std::vector<int64_t> order(count);
+  {
+    std::vector<int64_t> index(rank, 0);
+    for (size_t k = 0; k < count; ++k) {
+      int64_t physical = 0;
+      for (int d = 0; d < rank; ++d) physical += index[d] * strides[d];
+      order[k] = physical;
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+  }
+  auto place = [&](auto* field, auto get) {
+    field->Resize(static_cast<int>(count), {});
+    for (size_t k = 0; k < count; ++k) field->Set(order[k], get(k));
+  };
+  auto bytes = [&](std::string* field, int width, auto get) {
+    field->assign(count * width, '\0');
+    for (size_t k = 0; k < count; ++k) {
+      const uint64_t bits = get(k);
+      for (int b = 0; b < width; ++b) {
+        (*field)[order[k] * width + b] = static_cast<char>(bits >> (8 * b));
+      }
+    }
+  };
+  auto ints = [&](size_t k) { return value.ints.empty() ? 0 : value.ints[k]; };
+  auto uints = [&](size_t k) {
+    return value.uints.empty() ? static_cast<uint64_t>(ints(k)) : value.uints[k];
+  };
+  auto floats = [&](size_t k) { return value.floats[k]; };
+  switch (shape.element_type()) {
+    case xla::PRED:
+      place(out->mutable_preds(), [&](size_t k) { return value.preds[k] != 0; });
+      return true;
+    case xla::S8: bytes(out->mutable_s8s(), 1, ints); return true;
+    case xla::S4: bytes(out->mutable_s4s(), 1, ints); return true;
+    case xla::S2: bytes(out->mutable_s2s(), 1, ints); return true;
+    case xla::S1: bytes(out->mutable_s1s(), 1, ints); return true;
+    case xla::U8: bytes(out->mutable_u8s(), 1, uints); return true;
+    case xla::U4: bytes(out->mutable_u4s(), 1, uints); return true;
+    case xla::U2: bytes(out->mutable_u2s(), 1, uints); return true;
+    case xla::U1: bytes(out->mutable_u1s(), 1, uints); return true;
+    case xla::S16: bytes(out->mutable_s16s(), 2, ints); return true;
+    case xla::U16: bytes(out->mutable_u16s(), 2, uints); return true;
+    case xla::S32: place(out->mutable_s32s(), ints); return true;
+    case xla::S64: place(out->mutable_s64s(), ints); return true;
+    case xla::U32: place(out->mutable_u32s(), uints); return true;
+    case xla::U64: place(out->mutable_u64s(), uints); return true;
+    case xla::F32:
+      if (value.floats.size() != count) return false;
+      place(out->mutable_f32s(), floats);
+      return true;
+    case xla::F64:
+      if (value.floats.size() != count) return false;
+      place(out->mutable_f64s(), floats);
+      return true;
+    default:
+      // f16/bf16/fp8/complex constants: kept elided (the printer writes
+      // {...}); encoding their bit patterns needs rounding rules not here.
+      return false;
+  }
+}
+
+// ------------------------------------------------------------ encoder --
+
+class Encoder {
+ public:
+  Encoder(const ParsedFile& file, const Module& module)
+      : file_(file), module_(module) {}
+
+  absl::StatusOr<xla::HloModuleProto> Encode() {
+    xla::HloModuleProto out;
+    out.set_name(ModuleName());
+    // Ids first, so references can be resolved in any order.
+    int64_t next_computation = 1;
+    for (Id c = module_.computations.begin; c < module_.computations.end(); ++c) {
+      computation_ids_[c] = next_computation++;
+    }
+    int64_t next_instruction = 1;
+    for (Id c = module_.computations.begin; c < module_.computations.end(); ++c) {
+      const Computation& comp = file_.computations[c];
+      for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+        instruction_ids_[i] = next_instruction++;
+      }
+    }
+    // Which computations fusions call.
+    for (Id c = module_.computations.begin; c < module_.computations.end(); ++c) {
+      const Computation& comp = file_.computations[c];
+      for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+        const Instruction& inst = file_.instructions[i];
+        if (inst.opcode != Opcode::kFusion) continue;
+        for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+          fusion_callees_.insert(file_.computation_refs[r].computation);
+        }
+      }
+    }
+    bool scheduled = false;
+    for (Id a = module_.header_attributes.begin;
+         a < module_.header_attributes.end(); ++a) {
+      const Attribute& attr = file_.attributes[a];
+      std::string_view key = file_.Text(attr.key);
+      std::string_view value = file_.Text(attr.value);
+      if (key == "is_scheduled") scheduled = Trim(value) == "true";
+      if (key == "frontend_attributes") {
+        EncodeFrontendAttributes(value, out.mutable_frontend_attributes());
+      }
+    }
+    for (Id c = module_.computations.begin; c < module_.computations.end(); ++c) {
+      absl::Status status = EncodeComputation(c, out.add_computations());
+      if (!status.ok()) return status;
+      if (c == module_.entry) {
+        out.set_entry_computation_name(std::string(file_.Name(file_.computations[c])));
+        out.set_entry_computation_id(computation_ids_[c]);
+        *out.mutable_host_program_shape() = out.computations().rbegin()->program_shape();
+      }
+    }
+    if (scheduled) {
+      auto* sequences = out.mutable_schedule()->mutable_sequences();
+      for (const auto& c : out.computations()) {
+        if (c.is_fusion_computation()) continue;
+        auto& sequence = (*sequences)[c.id()];
+        for (const auto& i : c.instructions()) sequence.add_instruction_ids(i.id());
+      }
+    }
+    EncodeStackFrames(out.mutable_stack_frame_index());
+    return out;
+  }
+
+ private:
+  std::string ModuleName() const {
+    if (!module_.name.empty()) return std::string(file_.Text(module_.name));
+    if (module_.entry != kNone) {
+      return absl::StrCat("module_", ToAbsl(file_.Name(file_.computations[module_.entry])));
+    }
+    return "module";
+  }
+
+  void EncodeStackFrames(xla::StackFrameIndexProto* out) {
+    const StackFrameTables& t = module_.stack_frames;
+    for (Span s : t.file_names) {
+      std::string v;
+      out->add_file_names(ReadString(file_.Text(s), &v) ? v : std::string());
+    }
+    for (Span s : t.function_names) {
+      std::string v;
+      out->add_function_names(ReadString(file_.Text(s), &v) ? v : std::string());
+    }
+    for (const FileLocation& l : t.file_locations) {
+      auto* p = out->add_file_locations();
+      p->set_file_name_id(l.file_name_id);
+      p->set_function_name_id(l.function_name_id);
+      p->set_line(l.line);
+      p->set_end_line(l.end_line);
+      p->set_column(l.column);
+      p->set_end_column(l.end_column);
+    }
+    for (const StackFrame& f : t.stack_frames) {
+      auto* p = out->add_stack_frames();
+      p->set_file_location_id(f.file_location_id);
+      p->set_parent_frame_id(f.parent_frame_id);
+    }
+  }
+
+  absl::Status EncodeComputation(Id c, xla::HloComputationProto* out) {
+    const Computation& comp = file_.computations[c];
+    out->set_name(std::string(file_.Name(comp)));
+    out->set_id(computation_ids_[c]);
+    out->set_is_fusion_computation(fusion_callees_.contains(c));
+    if (!comp.execution_thread.empty()) {
+      std::string thread;
+      if (ReadString(file_.Text(comp.execution_thread), &thread)) {
+        out->set_execution_thread(thread);
+      }
+    }
+    // Operands before users: nested operand instructions first.
+    for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+      if (file_.instructions[i].is_nested) continue;
+      absl::Status status = EncodeWithNested(i, out, 0);
+      if (!status.ok()) return status;
+    }
+    Id root = comp.root;
+    if (root == kNone && !comp.instructions.empty()) {
+      root = comp.instructions.end() - 1;
+    }
+    if (root != kNone) out->set_root_id(instruction_ids_[root]);
+    // Program shape: parameters by number, then the root's shape.
+    auto* program = out->mutable_program_shape();
+    std::vector<const Instr*> params;
+    for (const auto& i : out->instructions()) {
+      if (i.opcode() == "parameter") params.push_back(&i);
+    }
+    std::stable_sort(params.begin(), params.end(), [](auto* a, auto* b) {
+      return a->parameter_number() < b->parameter_number();
+    });
+    for (const Instr* p : params) {
+      *program->add_parameters() = p->shape();
+      program->add_parameter_names(p->name());
+    }
+    for (const auto& i : out->instructions()) {
+      if (i.id() == out->root_id()) *program->mutable_result() = i.shape();
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EncodeWithNested(Id i, xla::HloComputationProto* out,
+                                int depth) {
+    if (depth > kMaxShapeDepth) {
+      return absl::InvalidArgumentError("operands nested too deeply");
+    }
+    const Instruction& inst = file_.instructions[i];
+    for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
+      if (file_.operands[o].nested != kNone) {
+        absl::Status status =
+            EncodeWithNested(file_.operands[o].nested, out, depth + 1);
+        if (!status.ok()) return status;
+      }
+    }
+    return EncodeInstruction(i, out->add_instructions());
+  }
+
+  absl::Status EncodeInstruction(Id i, Instr* out) {
+    const Instruction& inst = file_.instructions[i];
+    out->set_id(instruction_ids_[i]);
+    out->set_name(inst.is_nested
+                      ? absl::StrCat(ToAbsl(OpcodeName(inst.opcode)), ".anon",
+                                     instruction_ids_[i])
+                      : std::string(file_.Name(inst)));
+    out->set_opcode(std::string(file_.Text(inst.opcode_span)));
+    if (inst.shape != kNone) *out->mutable_shape() = EncodeShape(file_, inst.shape);
+    for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
+      const Operand& operand = file_.operands[o];
+      const Id target = operand.nested != kNone ? operand.nested : operand.definition;
+      if (target == kNone) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "instruction ", ToAbsl(file_.Name(inst)), ": operand '",
+            ToAbsl(file_.Text(operand.name)), "' is undefined; fix the text first"));
+      }
+      out->add_operand_ids(instruction_ids_[target]);
+    }
+    for (Id r = inst.control_predecessors.begin;
+         r < inst.control_predecessors.end(); ++r) {
+      const NameRef& ref = file_.name_refs[r];
+      if (ref.definition != kNone) {
+        out->add_control_predecessor_ids(instruction_ids_[ref.definition]);
+      }
+    }
+    EncodeCalledComputations(inst, out);
+    std::string_view operand_text = Trim(file_.Text(inst.operand_list));
+    if (inst.opcode == Opcode::kParameter) {
+      int64_t n = 0;
+      if (ReadInt(operand_text.substr(1, operand_text.size() - 2), &n)) {
+        out->set_parameter_number(n);
+      }
+    } else if (inst.opcode == Opcode::kConstant && inst.shape != kNone) {
+      absl::StatusOr<LiteralShape> shape = LiteralShapeFromParsed(file_, inst.shape);
+      if (shape.ok()) {
+        absl::StatusOr<LiteralValue> value =
+            DecodeConstantOperandList(operand_text, *shape);
+        if (value.ok()) {
+          xla::LiteralProto literal;
+          if (FillLiteral(*value, out->shape(), &literal)) {
+            *out->mutable_literal() = std::move(literal);
+          }
+        }
+      }
+    }
+    for (Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {
+      const Attribute& attr = file_.attributes[a];
+      EncodeAttribute(inst, file_.Text(attr.key), file_.Text(attr.value), out);
+    }
+    return absl::OkStatus();
+  }
+
+  void EncodeCalledComputations(const Instruction& inst, Instr* out) {
+    std::vector<std::pair<std::string_view, Id>> refs;
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+      const ComputationRef& ref = file_.computation_refs[r];
+      if (ref.computation == kNone || ref.attribute == kNone) continue;
+      refs.push_back({file_.Text(file_.attributes[ref.attribute].key),
+                      ref.computation});
+    }
+    // XLA's order: body before condition, select before scatter, true
+    // before false; everything else as written.
+    auto rank = [](std::string_view key) {
+      if (key == "body" || key == "select" || key == "true_computation") return 0;
+      if (key == "condition" || key == "scatter" || key == "false_computation")
+        return 1;
+      return 0;
+    };
+    std::stable_sort(refs.begin(), refs.end(), [&](const auto& a, const auto& b) {
+      return rank(a.first) < rank(b.first);
+    });
+    for (const auto& [key, c] : refs) {
+      auto it = computation_ids_.find(c);
+      if (it != computation_ids_.end()) out->add_called_computation_ids(it->second);
+    }
+  }
+
+  void EncodeAttribute(const Instruction& inst, std::string_view key,
+                       std::string_view value, Instr* out) {
+    std::vector<int64_t> list;
+    int64_t n = 0;
+    std::string s;
+    const bool is_true = Trim(value) == "true";
+    if (key == "dimensions" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_dimensions());
+    } else if (key == "index" && ReadInt(value, &n)) {
+      out->set_tuple_index(n);
+    } else if (key == "iota_dimension" && ReadInt(value, &n)) {
+      out->add_dimensions(n);
+    } else if (key == "direction") {
+      out->set_comparison_direction(std::string(Trim(value)));
+    } else if (key == "type" && inst.opcode == Opcode::kCompare) {
+      out->set_comparison_type(std::string(Trim(value)));
+    } else if (key == "kind" && inst.opcode == Opcode::kFusion) {
+      out->set_fusion_kind(std::string(Trim(value)));
+    } else if (key == "custom_call_target" && ReadString(value, &s)) {
+      out->set_custom_call_target(s);
+    } else if (key == "slice") {
+      for (std::string_view part : Split(StripBraces(value), ',')) {
+        std::string_view dim = Trim(part);
+        if (dim.size() < 2) continue;
+        std::vector<int64_t> bounds;
+        for (std::string_view b : Split(dim.substr(1, dim.size() - 2), ':')) {
+          if (ReadInt(b, &n)) bounds.push_back(n);
+        }
+        if (bounds.size() < 2) continue;
+        auto* d = out->add_slice_dimensions();
+        d->set_start(bounds[0]);
+        d->set_limit(bounds[1]);
+        d->set_stride(bounds.size() > 2 ? bounds[2] : 1);
+      }
+    } else if (key == "dynamic_slice_sizes" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_dynamic_slice_sizes());
+    } else if (key == "padding") {
+      std::vector<std::vector<int64_t>> pads;
+      if (ReadPads(value, &pads)) {
+        for (const auto& p : pads) {
+          auto* d = out->mutable_padding_config()->add_dimensions();
+          d->set_edge_padding_low(p[0]);
+          d->set_edge_padding_high(p[1]);
+          if (p.size() > 2) d->set_interior_padding(p[2]);
+        }
+      }
+    } else if (key == "lhs_batch_dims" && ReadIntList(value, &list)) {
+      SetList(list, DotDims(inst, out)->mutable_lhs_batch_dimensions());
+    } else if (key == "lhs_contracting_dims" && ReadIntList(value, &list)) {
+      SetList(list, DotDims(inst, out)->mutable_lhs_contracting_dimensions());
+    } else if (key == "rhs_batch_dims" && ReadIntList(value, &list)) {
+      SetList(list, DotDims(inst, out)->mutable_rhs_batch_dimensions());
+    } else if (key == "rhs_contracting_dims" && ReadIntList(value, &list)) {
+      SetList(list, DotDims(inst, out)->mutable_rhs_contracting_dimensions());
+    } else if (key == "lhs_ragged_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_ragged_dot_dimension_numbers()
+                        ->mutable_lhs_ragged_dimensions());
+    } else if (key == "rhs_group_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_ragged_dot_dimension_numbers()
+                        ->mutable_rhs_group_dimensions());
+    } else if (key == "offset_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_gather_dimension_numbers()->mutable_offset_dims());
+    } else if (key == "collapsed_slice_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_gather_dimension_numbers()
+                        ->mutable_collapsed_slice_dims());
+    } else if (key == "start_index_map" && ReadIntList(value, &list)) {
+      SetList(list,
+              out->mutable_gather_dimension_numbers()->mutable_start_index_map());
+    } else if (key == "operand_batching_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_gather_dimension_numbers()
+                        ->mutable_operand_batching_dims());
+    } else if (key == "start_indices_batching_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_gather_dimension_numbers()
+                        ->mutable_start_indices_batching_dims());
+    } else if (key == "slice_sizes" && inst.opcode == Opcode::kGather &&
+               ReadIntList(value, &list)) {
+      SetList(list, out->mutable_gather_slice_sizes());
+    } else if (key == "index_vector_dim" && ReadInt(value, &n)) {
+      if (inst.opcode == Opcode::kScatter) {
+        out->mutable_scatter_dimension_numbers()->set_index_vector_dim(n);
+      } else {
+        out->mutable_gather_dimension_numbers()->set_index_vector_dim(n);
+      }
+    } else if (key == "update_window_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_scatter_dimension_numbers()
+                        ->mutable_update_window_dims());
+    } else if (key == "inserted_window_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_scatter_dimension_numbers()
+                        ->mutable_inserted_window_dims());
+    } else if (key == "scatter_dims_to_operand_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_scatter_dimension_numbers()
+                        ->mutable_scatter_dims_to_operand_dims());
+    } else if (key == "input_batching_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_scatter_dimension_numbers()
+                        ->mutable_input_batching_dims());
+    } else if (key == "scatter_indices_batching_dims" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_scatter_dimension_numbers()
+                        ->mutable_scatter_indices_batching_dims());
+    } else if (key == "indices_are_sorted") {
+      out->set_indices_are_sorted(is_true);
+    } else if (key == "unique_indices") {
+      out->set_unique_indices(is_true);
+    } else if (key == "channel_id" && ReadInt(value, &n)) {
+      out->set_channel_id(n);
+    } else if (key == "replica_groups") {
+      EncodeReplicaGroups(value, out);
+    } else if (key == "source_target_pairs") {
+      std::vector<std::vector<int64_t>> pairs;
+      if (ReadIntListList(value, &pairs)) {
+        for (const auto& p : pairs) {
+          if (p.size() != 2) continue;
+          auto* pair = out->add_source_target_pairs();
+          pair->set_source(p[0]);
+          pair->set_target(p[1]);
+        }
+      }
+    } else if (key == "constrain_layout") {
+      out->set_constrain_layout(is_true);
+    } else if (key == "use_global_device_ids") {
+      out->set_use_global_device_ids(is_true);
+    } else if (key == "is_stable") {
+      out->set_is_stable(is_true);
+    } else if (key == "is_host_transfer") {
+      out->set_is_host_transfer(is_true);
+    } else if (key == "custom_call_has_side_effect") {
+      out->set_custom_call_has_side_effect(is_true);
+    } else if (key == "is_composite") {
+      out->set_is_composite(is_true);
+    } else if (key == "epsilon") {
+      double d = 0;
+      std::string_view t = Trim(value);
+      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+      if (ec == std::errc()) out->set_epsilon(static_cast<float>(d));
+    } else if (key == "feature_index" && ReadInt(value, &n)) {
+      out->set_feature_index(n);
+    } else if (key == "exponent_bits" && ReadInt(value, &n)) {
+      out->set_exponent_bits(n);
+    } else if (key == "mantissa_bits" && ReadInt(value, &n)) {
+      out->set_mantissa_bits(n);
+    } else if (key == "feature_group_count" && ReadInt(value, &n)) {
+      out->set_feature_group_count(n);
+    } else if (key == "batch_group_count" && ReadInt(value, &n)) {
+      out->set_batch_group_count(n);
+    } else if (key == "k" && ReadInt(value, &n)) {
+      out->set_k(n);
+    } else if (key == "largest") {
+      out->set_largest(is_true);
+    } else if (key == "delta" && ReadInt(value, &n)) {
+      out->set_delta(n);
+    } else if (key == "num_carries" && ReadInt(value, &n)) {
+      out->set_num_carries(n);
+    } else if (key == "is_reverse") {
+      out->set_is_reverse(is_true);
+    } else if (key == "cross_program_prefetch_index" && ReadInt(value, &n)) {
+      out->set_cross_program_prefetch_index(n);
+    } else if (key == "async_execution_thread" && ReadString(value, &s)) {
+      out->set_async_execution_thread(s);
+    } else if (key == "infeed_config" && ReadString(value, &s)) {
+      out->set_infeed_config(s);
+    } else if (key == "outfeed_config" && ReadString(value, &s)) {
+      out->set_outfeed_config(s);
+    } else if (key == "fft_length" && ReadIntList(value, &list)) {
+      SetList(list, out->mutable_fft_length());
+    } else if (key == "fft_type") {
+      xla::FftType type;
+      if (xla::FftType_Parse(std::string(Trim(value)), &type)) out->set_fft_type(type);
+    } else if (key == "distribution") {
+      xla::RandomDistribution d;
+      if (xla::RandomDistribution_Parse(
+              absl::AsciiStrToUpper(ToAbsl(Trim(value))), &d)) {
+        out->set_distribution(d);
+      }
+    } else if (key == "algorithm") {
+      const std::string upper = absl::AsciiStrToUpper(ToAbsl(Trim(value)));
+      xla::RandomAlgorithm r;
+      xla::PrecisionConfig::Algorithm a;
+      if (inst.opcode == Opcode::kRngBitGenerator) {
+        if (xla::RandomAlgorithm_Parse(upper, &r)) out->set_rng_algorithm(r);
+      } else if (xla::PrecisionConfig::Algorithm_Parse("ALG_" + upper, &a)) {
+        out->mutable_precision_config()->set_algorithm(a);
+      }
+    } else if (key == "operand_precision") {
+      for (std::string_view p : Split(StripBraces(value), ',')) {
+        xla::PrecisionConfig::Precision precision;
+        if (xla::PrecisionConfig::Precision_Parse(
+                absl::AsciiStrToUpper(ToAbsl(Trim(p))), &precision)) {
+          out->mutable_precision_config()->add_operand_precision(precision);
+        }
+      }
+    } else if (key == "api_version") {
+      xla::CustomCallApiVersion v;
+      if (xla::CustomCallApiVersion_Parse(
+              absl::AsciiStrToUpper(ToAbsl(Trim(value))), &v)) {
+        out->set_custom_call_api_version(v);
+      }
+    } else if (key == "schedule") {
+      xla::CustomCallSchedule v;
+      if (xla::CustomCallSchedule_Parse(
+              absl::AsciiStrToUpper(ToAbsl(Trim(value))), &v)) {
+        out->set_custom_call_schedule(v);
+      }
+    } else if (key == "transpose_a") {
+      xla::TriangularSolveOptions::Transpose t;
+      if (xla::TriangularSolveOptions::Transpose_Parse(std::string(Trim(value)), &t)) {
+        out->mutable_triangular_solve_options()->set_transpose_a(t);
+      }
+    } else if (key == "left_side") {
+      out->mutable_triangular_solve_options()->set_left_side(is_true);
+    } else if (key == "unit_diagonal") {
+      out->mutable_triangular_solve_options()->set_unit_diagonal(is_true);
+    } else if (key == "lower") {
+      if (inst.opcode == Opcode::kCholesky) {
+        out->mutable_cholesky_options()->set_lower(is_true);
+      } else {
+        out->mutable_triangular_solve_options()->set_lower(is_true);
+      }
+    } else if (key == "window") {
+      EncodeWindow(value, out->mutable_window());
+    } else if (key == "dim_labels") {
+      EncodeDimLabels(Trim(value), out->mutable_convolution_dimension_numbers());
+    } else if (key == "outfeed_shape") {
+      // Shapes inside attributes are not in the syntax model's tables.
+    } else if (key == "parameter_replication") {
+      for (std::string_view b : Split(StripBraces(value), ',')) {
+        out->mutable_parameter_replication()->add_replicated_at_leaf_buffers(
+            Trim(b) == "true");
+      }
+    } else if (key == "metadata") {
+      EncodeMetadata(value, out->mutable_metadata());
+    } else if (key == "backend_config") {
+      out->set_backend_config(ReadStringOrDict(value));
+    } else if (key == "frontend_attributes") {
+      EncodeFrontendAttributes(value, out->mutable_frontend_attributes());
+    } else if (key == "sharding") {
+      absl::StatusOr<HloShardingValue> sharding = DecodeSharding(Trim(value));
+      if (sharding.ok() && !sharding->is_named) {
+        EncodeSharding(*sharding, out->mutable_sharding());
+      }
+    }
+  }
+
+  xla::DotDimensionNumbers* DotDims(const Instruction& inst, Instr* out) {
+    if (inst.opcode == Opcode::kRaggedDot) {
+      return out->mutable_ragged_dot_dimension_numbers()
+          ->mutable_dot_dimension_numbers();
+    }
+    return out->mutable_dot_dimension_numbers();
+  }
+
+  void EncodeReplicaGroups(std::string_view value, Instr* out) {
+    value = Trim(value);
+    if (!value.empty() && value.front() == '[') {
+      // [G,S]<=[dims]T(perm)
+      auto* iota = out->mutable_iota_collective_device_list();
+      size_t close = value.find(']');
+      std::vector<int64_t> gs;
+      if (close == std::string_view::npos ||
+          !ReadIntList(value.substr(1, close - 1), &gs) || gs.size() != 2) {
+        return;
+      }
+      iota->set_num_replica_groups(gs[0]);
+      iota->set_num_devices_per_group(gs[1]);
+      size_t open = value.find('[', close);
+      size_t end = value.find(']', open);
+      if (open == std::string_view::npos || end == std::string_view::npos) return;
+      std::vector<int64_t> dims;
+      if (ReadIntList(value.substr(open + 1, end - open - 1), &dims)) {
+        SetList(dims, iota->mutable_iota_reshape_dims());
+      }
+      size_t t = value.find("T(", end);
+      if (t != std::string_view::npos) {
+        size_t t_end = value.find(')', t);
+        std::vector<int64_t> perm;
+        if (t_end != std::string_view::npos &&
+            ReadIntList(value.substr(t + 2, t_end - t - 2), &perm)) {
+          for (int64_t p : perm) iota->add_iota_transpose_perm(p);
+        }
+      }
+      return;
+    }
+    std::vector<std::vector<int64_t>> groups;
+    if (!ReadIntListList(value, &groups)) return;
+    auto* list = out->mutable_collective_device_list();
+    for (const auto& g : groups) SetList(g, list->add_replica_groups()->mutable_replica_ids());
+  }
+
+  static void EncodeWindow(std::string_view value, xla::Window* window) {
+    std::vector<int64_t> size, stride, lhs, rhs, reversal;
+    std::vector<std::vector<int64_t>> pads;
+    for (auto [key, v] : ReadKeyValues(value)) {
+      if (key == "size") ReadDxD(v, &size);
+      else if (key == "stride") ReadDxD(v, &stride);
+      else if (key == "lhs_dilate") ReadDxD(v, &lhs);
+      else if (key == "rhs_dilate") ReadDxD(v, &rhs);
+      else if (key == "rhs_reversal") ReadDxD(v, &reversal);
+      else if (key == "pad") ReadPads(v, &pads);
+    }
+    for (size_t i = 0; i < size.size(); ++i) {
+      auto* d = window->add_dimensions();
+      d->set_size(size[i]);
+      d->set_stride(i < stride.size() ? stride[i] : 1);
+      d->set_base_dilation(i < lhs.size() ? lhs[i] : 1);
+      d->set_window_dilation(i < rhs.size() ? rhs[i] : 1);
+      d->set_window_reversal(i < reversal.size() && reversal[i] != 0);
+      if (i < pads.size()) {
+        d->set_padding_low(pads[i][0]);
+        d->set_padding_high(pads[i][1]);
+      }
+    }
+  }
+
+  // b01f_01io->b01f: each character's position is its dimension number.
+  static void EncodeDimLabels(std::string_view labels,
+                              xla::ConvolutionDimensionNumbers* d) {
+    size_t underscore = labels.find('_');
+    size_t arrow = labels.find("->");
+    if (underscore == std::string_view::npos || arrow == std::string_view::npos ||
+        arrow < underscore) {
+      return;
+    }
+    std::string_view lhs = labels.substr(0, underscore);
+    std::string_view rhs = labels.substr(underscore + 1, arrow - underscore - 1);
+    std::string_view out = labels.substr(arrow + 2);
+    auto spatial = [](std::string_view side, auto* field) {
+      for (char digit = '0'; digit <= '9'; ++digit) {
+        size_t at = side.find(digit);
+        if (at == std::string_view::npos) break;
+        field->Add(static_cast<int64_t>(at));
+      }
+    };
+    auto pos = [](std::string_view side, char c) -> int64_t {
+      size_t at = side.find(c);
+      return at == std::string_view::npos ? 0 : static_cast<int64_t>(at);
+    };
+    d->set_input_batch_dimension(pos(lhs, 'b'));
+    d->set_input_feature_dimension(pos(lhs, 'f'));
+    spatial(lhs, d->mutable_input_spatial_dimensions());
+    d->set_kernel_input_feature_dimension(pos(rhs, 'i'));
+    d->set_kernel_output_feature_dimension(pos(rhs, 'o'));
+    spatial(rhs, d->mutable_kernel_spatial_dimensions());
+    d->set_output_batch_dimension(pos(out, 'b'));
+    d->set_output_feature_dimension(pos(out, 'f'));
+    spatial(out, d->mutable_output_spatial_dimensions());
+  }
+
+  const ParsedFile& file_;
+  const Module& module_;
+  absl::flat_hash_map<Id, int64_t> computation_ids_;
+  absl::flat_hash_map<Id, int64_t> instruction_ids_;
+  absl::flat_hash_set<Id> fusion_callees_;
+};
+
+void EncodeShapeImpl(const ParsedFile& file, Id id, xla::ShapeProto* out,
+                     int depth) {
+  if (id == kNone || id >= file.shapes.size() || depth > kMaxShapeDepth) return;
+  const Shape& shape = file.shapes[id];
+  out->set_element_type(static_cast<xla::PrimitiveType>(shape.element_type));
+  if (shape.is_tuple()) {
+    for (Id k = shape.tuple.begin; k < shape.tuple.end(); ++k) {
+      EncodeShapeImpl(file, file.shape_ids[k], out->add_tuple_shapes(),
+                      depth + 1);
+    }
+    return;
+  }
+  for (Id k = shape.dims.begin; k < shape.dims.end(); ++k) {
+    out->add_dimensions(file.ints[k]);
+  }
+  bool any_dynamic = false;
+  for (Id k = shape.dynamic.begin; k < shape.dynamic.end(); ++k) {
+    any_dynamic |= file.ints[k] != 0;
+  }
+  if (any_dynamic) {
+    for (Id k = shape.dynamic.begin; k < shape.dynamic.end(); ++k) {
+      out->add_is_dynamic_dimension(file.ints[k] != 0);
+    }
+  }
+  if (shape.layout == kNone) return;
+  const Layout& layout = file.layouts[shape.layout];
+  auto* l = out->mutable_layout();
+  for (Id k = layout.minor_to_major.begin; k < layout.minor_to_major.end(); ++k) {
+    l->add_minor_to_major(file.ints[k]);
+  }
+  for (Id t = layout.tiles.begin; t < layout.tiles.end(); ++t) {
+    auto* tile = l->add_tiles();
+    const Tile& parsed = file.tiles[t];
+    for (Id k = parsed.dims.begin; k < parsed.dims.end(); ++k) {
+      const int64_t d = file.ints[k];
+      // XLA's combine-dimension sentinel is INT64_MIN.
+      tile->add_dimensions(d == kTileCombineDim ? INT64_MIN : d);
+    }
+  }
+  l->set_element_size_in_bits(layout.element_size_in_bits);
+  l->set_memory_space(layout.memory_space);
+  l->set_tail_padding_alignment_in_elements(layout.tail_padding_alignment);
+  l->set_dynamic_shape_metadata_prefix_bytes(
+      layout.dynamic_metadata_prefix_bytes);
+  l->set_index_primitive_type(
+      static_cast<xla::PrimitiveType>(layout.index_type));
+  l->set_pointer_primitive_type(
+      static_cast<xla::PrimitiveType>(layout.pointer_type));
+}
+
+}  // namespace
+
+xla::ShapeProto EncodeShape(const ParsedFile& file, Id shape) {
+  xla::ShapeProto out;
+  EncodeShapeImpl(file, shape, &out, 0);
+  return out;
+}
+
+absl::StatusOr<xla::HloModuleProto> EncodeModule(const ParsedFile& file,
+                                                 Id module) {
+  if (module >= file.modules.size()) {
+    return absl::InvalidArgumentError("the text holds no HLO module");
+  }
+  for (const Diagnostic& d : file.diagnostics) {
+    if (d.severity != Severity::kError) continue;
+    const LineIndex& lines = file.lines();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "not valid HLO: line ", lines.LineOf(d.span.begin) + 1, ": ",
+        d.message));
+  }
+  return Encoder(file, file.modules[module]).Encode();
+}
+
+absl::StatusOr<xla::HloProto> EncodeHloProto(const ParsedFile& file,
+                                             Id module) {
+  absl::StatusOr<xla::HloModuleProto> encoded = EncodeModule(file, module);
+  if (!encoded.ok()) return encoded.status();
+  xla::HloProto proto;
+  *proto.mutable_hlo_module() = *std::move(encoded);
+  return proto;
+}
+
+}  // namespace hlo::proto

@@ -1,0 +1,509 @@
+#include "hlo/proto/literal_print.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/primitive_type.h"
+
+namespace hlo::proto {
+namespace {
+
+constexpr int kMaxNesting = 64;  // tuple depth and rank we print
+
+bool LayoutHasExtras(const xla::LayoutProto& layout) {
+  return layout.tiles_size() > 0 || layout.element_size_in_bits() != 0 ||
+         layout.memory_space() != 0 ||
+         layout.tail_padding_alignment_in_elements() > 1 ||
+         layout.index_primitive_type() != 0 ||
+         layout.pointer_primitive_type() != 0 ||
+         layout.split_configs_size() > 0 || layout.has_physical_shape() ||
+         layout.dynamic_shape_metadata_prefix_bytes() != 0;
+}
+
+void AppendIntList(const google::protobuf::RepeatedField<int64_t>& values,
+                   std::string* out) {
+  for (int i = 0; i < values.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    absl::StrAppend(out, values[i]);
+  }
+}
+
+void AppendLayout(const xla::LayoutProto& layout, std::string* out,
+                  int depth) {
+  out->push_back('{');
+  AppendIntList(layout.minor_to_major(), out);
+  if (LayoutHasExtras(layout)) {
+    out->push_back(':');
+    bool sparse = false;
+    for (int t : layout.dim_level_types()) sparse |= t != xla::DIM_DENSE;
+    if (sparse) {
+      out->append("D(");
+      for (int i = 0; i < layout.dim_level_types_size(); ++i) {
+        if (i > 0) out->push_back(',');
+        static constexpr std::string_view kNames[] = {"D", "C", "S", "H"};
+        const int t = layout.dim_level_types(i);
+        out->append(t >= 0 && t < 4 ? kNames[t] : "D");
+        if (i < layout.dim_unique_size() && !layout.dim_unique(i)) {
+          out->push_back('+');
+        }
+        if (i < layout.dim_ordered_size() && !layout.dim_ordered(i)) {
+          out->push_back('~');
+        }
+      }
+      out->push_back(')');
+    }
+    if (layout.tiles_size() > 0) {
+      out->push_back('T');
+      for (const auto& tile : layout.tiles()) {
+        out->push_back('(');
+        for (int i = 0; i < tile.dimensions_size(); ++i) {
+          if (i > 0) out->push_back(',');
+          // XLA's combine-dimension marker is a negative sentinel.
+          if (tile.dimensions(i) < 0) {
+            out->push_back('*');
+          } else {
+            absl::StrAppend(out, tile.dimensions(i));
+          }
+        }
+        out->push_back(')');
+      }
+    }
+    if (layout.tail_padding_alignment_in_elements() > 1) {
+      absl::StrAppend(out, "L(", layout.tail_padding_alignment_in_elements(),
+                      ")");
+    }
+    if (layout.index_primitive_type() != 0) {
+      absl::StrAppend(out, "#(", ElementTypeName(layout.index_primitive_type()),
+                      ")");
+    }
+    if (layout.pointer_primitive_type() != 0) {
+      absl::StrAppend(out, "*(",
+                      ElementTypeName(layout.pointer_primitive_type()), ")");
+    }
+    if (layout.element_size_in_bits() != 0) {
+      absl::StrAppend(out, "E(", layout.element_size_in_bits(), ")");
+    }
+    if (layout.memory_space() != 0) {
+      absl::StrAppend(out, "S(", layout.memory_space(), ")");
+    }
+    if (layout.split_configs_size() > 0) {
+      out->append("SC");
+      for (const auto& split : layout.split_configs()) {
+        absl::StrAppend(out, "(", split.dimension(), ":");
+        AppendIntList(split.split_indices(), out);
+        out->push_back(')');
+      }
+    }
+    if (layout.has_physical_shape() && depth < kMaxNesting) {
+      out->append("P(");
+      AppendShape(layout.physical_shape(), true, out);
+      out->push_back(')');
+    }
+    if (layout.dynamic_shape_metadata_prefix_bytes() != 0) {
+      absl::StrAppend(out, "M(", layout.dynamic_shape_metadata_prefix_bytes(),
+                      ")");
+    }
+  }
+  out->push_back('}');
+}
+
+void AppendShapeImpl(const xla::ShapeProto& shape, bool with_layout,
+                     std::string* out, int depth) {
+  if (depth > kMaxNesting) {
+    out->append("(/*nested too deep*/)");
+    return;
+  }
+  const int type = shape.element_type();
+  if (type == xla::TUPLE) {
+    out->push_back('(');
+    for (int i = 0; i < shape.tuple_shapes_size(); ++i) {
+      if (i > 0) out->append(", ");
+      AppendShapeImpl(shape.tuple_shapes(i), with_layout, out, depth + 1);
+    }
+    out->push_back(')');
+    return;
+  }
+  if (type == xla::BUFFER) {
+    out->append("b(");
+    if (shape.tuple_shapes_size() > 0) {
+      AppendShapeImpl(shape.tuple_shapes(0), with_layout, out, depth + 1);
+    }
+    out->push_back(')');
+    return;
+  }
+  out->append(ElementTypeName(type));
+  out->push_back('[');
+  for (int i = 0; i < shape.dimensions_size(); ++i) {
+    if (i > 0) out->push_back(',');
+    const int64_t d = shape.dimensions(i);
+    const bool dynamic =
+        i < shape.is_dynamic_dimension_size() && shape.is_dynamic_dimension(i);
+    if (d < 0) {
+      out->push_back('?');
+    } else {
+      if (dynamic) out->append("<=");
+      absl::StrAppend(out, d);
+    }
+  }
+  out->push_back(']');
+  if (with_layout && shape.has_layout() &&
+      type != xla::TOKEN && type != xla::OPAQUE_TYPE) {
+    const xla::LayoutProto& layout = shape.layout();
+    const bool rank_matches =
+        layout.minor_to_major_size() == shape.dimensions_size();
+    if ((shape.dimensions_size() > 0 && rank_matches) ||
+        (shape.dimensions_size() == 0 && LayoutHasExtras(layout))) {
+      AppendLayout(layout, out, depth + 1);
+    }
+  }
+}
+
+// --------------------------------------------------------------- values --
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exponent = (h >> 10) & 0x1f,
+                 mantissa = h & 0x3ff;
+  float value;
+  if (exponent == 0) {
+    value = std::ldexp(static_cast<float>(mantissa), -24);
+  } else if (exponent == 31) {
+    value = mantissa ? NAN : INFINITY;
+  } else {
+    value = std::ldexp(static_cast<float>(mantissa | 0x400),
+                       static_cast<int>(exponent) - 25);
+  }
+  return sign ? -value : value;
+}
+
+float Bf16ToFloat(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+// The small float formats, described by their bit fields and how they
+// spell NaN and infinity.
+enum class Special { kIeee, kFiniteNanAllOnes, kFnuz, kNone, kE8M0 };
+struct SmallFloat {
+  int exponent_bits;
+  int mantissa_bits;
+  int bias;
+  Special special;
+};
+
+std::optional<SmallFloat> SmallFloatFormat(int type) {
+  switch (type) {
+    case xla::F8E5M2: return SmallFloat{5, 2, 15, Special::kIeee};
+    case xla::F8E4M3: return SmallFloat{4, 3, 7, Special::kIeee};
+    case xla::F8E4M3FN: return SmallFloat{4, 3, 7, Special::kFiniteNanAllOnes};
+    case xla::F8E4M3B11FNUZ: return SmallFloat{4, 3, 11, Special::kFnuz};
+    case xla::F8E3M4: return SmallFloat{3, 4, 3, Special::kIeee};
+    case xla::F8E5M2FNUZ: return SmallFloat{5, 2, 16, Special::kFnuz};
+    case xla::F8E4M3FNUZ: return SmallFloat{4, 3, 8, Special::kFnuz};
+    case xla::F4E2M1FN: return SmallFloat{2, 1, 1, Special::kNone};
+    case xla::F8E8M0FNU: return SmallFloat{8, 0, 127, Special::kE8M0};
+    default: return std::nullopt;
+  }
+}
+
+double DecodeSmallFloat(uint8_t bits, const SmallFloat& f) {
+  if (f.special == Special::kE8M0) {
+    return bits == 0xff ? NAN : std::ldexp(1.0, static_cast<int>(bits) - 127);
+  }
+  const int total = 1 + f.exponent_bits + f.mantissa_bits;
+  bits &= static_cast<uint8_t>((1u << total) - 1);
+  const bool negative = (bits >> (total - 1)) & 1;
+  const int exponent = (bits >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1);
+  const int mantissa = bits & ((1 << f.mantissa_bits) - 1);
+  const int max_exponent = (1 << f.exponent_bits) - 1;
+  if (f.special == Special::kFnuz && bits == (1u << (total - 1))) return NAN;
+  if (f.special == Special::kIeee && exponent == max_exponent) {
+    return mantissa ? NAN : (negative ? -INFINITY : INFINITY);
+  }
+  if (f.special == Special::kFiniteNanAllOnes && exponent == max_exponent &&
+      mantissa == (1 << f.mantissa_bits) - 1) {
+    return negative ? -NAN : NAN;
+  }
+  double value =
+      exponent == 0
+          ? std::ldexp(static_cast<double>(mantissa),
+                       1 - f.bias - f.mantissa_bits)
+          : std::ldexp(static_cast<double>(mantissa | (1 << f.mantissa_bits)),
+                       exponent - f.bias - f.mantissa_bits);
+  return negative ? -value : value;
+}
+
+void AppendFloat(double value, bool single, std::string* out) {
+  if (std::isnan(value)) {
+    out->append(std::signbit(value) ? "-nan" : "nan");
+    return;
+  }
+  if (std::isinf(value)) {
+    out->append(value < 0 ? "-inf" : "inf");
+    return;
+  }
+  char buffer[64];
+  auto result = single ? std::to_chars(buffer, buffer + sizeof(buffer),
+                                       static_cast<float>(value))
+                       : std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, result.ptr);
+}
+
+uint16_t Le16(const std::string& bytes, int64_t i) {
+  return static_cast<uint16_t>(static_cast<uint8_t>(bytes[2 * i]) |
+                               (static_cast<uint8_t>(bytes[2 * i + 1]) << 8));
+}
+
+// Appends element `i` (physical order) of an array literal.
+class ElementWriter {
+ public:
+  ElementWriter(const xla::LiteralProto& literal, int type)
+      : literal_(literal), type_(type), small_(SmallFloatFormat(type)) {}
+
+  // True when the literal holds exactly `count` elements of its type.
+  bool Matches(int64_t count) const {
+    const auto& l = literal_;
+    switch (type_) {
+      case xla::PRED: return l.preds_size() == count;
+      case xla::S1: return static_cast<int64_t>(l.s1s().size()) == count;
+      case xla::S2: return static_cast<int64_t>(l.s2s().size()) == count;
+      case xla::S4: return static_cast<int64_t>(l.s4s().size()) == count;
+      case xla::S8: return static_cast<int64_t>(l.s8s().size()) == count;
+      case xla::U1: return static_cast<int64_t>(l.u1s().size()) == count;
+      case xla::U2: return static_cast<int64_t>(l.u2s().size()) == count;
+      case xla::U4: return static_cast<int64_t>(l.u4s().size()) == count;
+      case xla::U8: return static_cast<int64_t>(l.u8s().size()) == count;
+      case xla::S16: return static_cast<int64_t>(l.s16s().size()) == 2 * count;
+      case xla::U16: return static_cast<int64_t>(l.u16s().size()) == 2 * count;
+      case xla::F16: return static_cast<int64_t>(l.f16s().size()) == 2 * count;
+      case xla::BF16:
+        return static_cast<int64_t>(l.bf16s().size()) == 2 * count;
+      case xla::S32: return l.s32s_size() == count;
+      case xla::S64: return l.s64s_size() == count;
+      case xla::U32: return l.u32s_size() == count;
+      case xla::U64: return l.u64s_size() == count;
+      case xla::F32: return l.f32s_size() == count;
+      case xla::F64: return l.f64s_size() == count;
+      case xla::C64: return l.c64s_size() == 2 * count;
+      case xla::C128: return l.c128s_size() == 2 * count;
+      default:
+        return small_ && static_cast<int64_t>(SmallBytes().size()) == count;
+    }
+  }
+
+  void Append(int64_t i, std::string* out) const {
+    const auto& l = literal_;
+    switch (type_) {
+      case xla::PRED: out->append(l.preds(i) ? "true" : "false"); return;
+      case xla::S1: return AppendSigned(l.s1s()[i], 1, out);
+      case xla::S2: return AppendSigned(l.s2s()[i], 2, out);
+      case xla::S4: return AppendSigned(l.s4s()[i], 4, out);
+      case xla::S8: return AppendSigned(l.s8s()[i], 8, out);
+      case xla::U1: return AppendUnsigned(l.u1s()[i], 1, out);
+      case xla::U2: return AppendUnsigned(l.u2s()[i], 2, out);
+      case xla::U4: return AppendUnsigned(l.u4s()[i], 4, out);
+      case xla::U8: return AppendUnsigned(l.u8s()[i], 8, out);
+      case xla::S16:
+        absl::StrAppend(out, static_cast<int16_t>(Le16(l.s16s(), i)));
+        return;
+      case xla::U16: absl::StrAppend(out, Le16(l.u16s(), i)); return;
+      case xla::F16: AppendFloat(HalfToFloat(Le16(l.f16s(), i)), true, out);
+        return;
+      case xla::BF16: AppendFloat(Bf16ToFloat(Le16(l.bf16s(), i)), true, out);
+        return;
+      case xla::S32: absl::StrAppend(out, l.s32s(i)); return;
+      case xla::S64: absl::StrAppend(out, l.s64s(i)); return;
+      case xla::U32: absl::StrAppend(out, l.u32s(i)); return;
+      case xla::U64: absl::StrAppend(out, l.u64s(i)); return;
+      case xla::F32: AppendFloat(l.f32s(i), true, out); return;
+      case xla::F64: AppendFloat(l.f64s(i), false, out); return;
+      case xla::C64:
+        out->push_back('(');
+        AppendFloat(l.c64s(2 * i), true, out);
+        out->append(", ");
+        AppendFloat(l.c64s(2 * i + 1), true, out);
+        out->push_back(')');
+        return;
+      case xla::C128:
+        out->push_back('(');
+        AppendFloat(l.c128s(2 * i), false, out);
+        out->append(", ");
+        AppendFloat(l.c128s(2 * i + 1), false, out);
+        out->push_back(')');
+        return;
+      default:
+        if (small_) {
+          AppendFloat(DecodeSmallFloat(
+                          static_cast<uint8_t>(SmallBytes()[i]), *small_),
+                      true, out);
+        }
+        return;
+    }
+  }
+
+ private:
+  const std::string& SmallBytes() const {
+    const auto& l = literal_;
+    switch (type_) {
+      case xla::F8E5M2: return l.f8e5m2s();
+      case xla::F8E4M3: return l.f8e4m3s();
+      case xla::F8E4M3FN: return l.f8e4m3fns();
+      case xla::F8E4M3B11FNUZ: return l.f8e4m3b11fnuzs();
+      case xla::F8E3M4: return l.f8e3m4s();
+      case xla::F8E5M2FNUZ: return l.f8e5m2fnuzs();
+      case xla::F8E4M3FNUZ: return l.f8e4m3fnuzs();
+      case xla::F4E2M1FN: return l.f4e2m1fns();
+      default: return l.f8e8m0fnus();
+    }
+  }
+  // Sub-byte and byte integers: one element per byte, low bits significant.
+  static void AppendSigned(char c, int bits, std::string* out) {
+    int value = static_cast<uint8_t>(c) & ((1 << bits) - 1);
+    if (value & (1 << (bits - 1))) value -= 1 << bits;
+    absl::StrAppend(out, value);
+  }
+  static void AppendUnsigned(char c, int bits, std::string* out) {
+    absl::StrAppend(out, static_cast<uint8_t>(c) & ((1 << bits) - 1));
+  }
+
+  const xla::LiteralProto& literal_;
+  int type_;
+  std::optional<SmallFloat> small_;
+};
+
+std::optional<int64_t> ArrayElementCount(const xla::ShapeProto& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape.dimensions()) {
+    if (d < 0) return std::nullopt;
+    if (d > 0 && count > INT64_MAX / d) return std::nullopt;
+    count *= d;
+  }
+  return count;
+}
+
+struct ArrayPrinter {
+  const ElementWriter& writer;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;  // physical stride of each logical dim
+  std::string* out;
+
+  void Print(size_t dim, int64_t offset) {
+    if (dim == dims.size()) {
+      writer.Append(offset, out);
+      return;
+    }
+    const bool innermost = dim + 1 == dims.size();
+    out->append(innermost ? "{" : "{ ");
+    for (int64_t i = 0; i < dims[dim]; ++i) {
+      if (i > 0) out->append(", ");
+      Print(dim + 1, offset + i * strides[dim]);
+    }
+    out->append(innermost ? "}" : " }");
+  }
+};
+
+bool AppendValues(const xla::LiteralProto& literal,
+                  const xla::ShapeProto& shape, std::string* out, int depth) {
+  if (depth > kMaxNesting) return false;
+  const int type = shape.element_type();
+  if (type == xla::TUPLE) {
+    if (literal.tuple_literals_size() != shape.tuple_shapes_size()) {
+      return false;
+    }
+    out->push_back('(');
+    for (int i = 0; i < shape.tuple_shapes_size(); ++i) {
+      if (i > 0) out->append(", ");
+      if (!AppendValues(literal.tuple_literals(i), shape.tuple_shapes(i), out,
+                        depth + 1)) {
+        return false;
+      }
+    }
+    out->push_back(')');
+    return true;
+  }
+  if (type == xla::TOKEN || type == xla::OPAQUE_TYPE) return false;
+  const int rank = shape.dimensions_size();
+  if (rank > kMaxNesting) return false;
+  std::optional<int64_t> count = ArrayElementCount(shape);
+  if (!count) return false;
+  ElementWriter writer(literal, type);
+  if (!writer.Matches(*count)) return false;
+  ArrayPrinter printer{writer, {}, {}, out};
+  printer.dims.assign(shape.dimensions().begin(), shape.dimensions().end());
+  printer.strides.assign(rank, 0);
+  // Physical strides from minor_to_major; default layout is row-major.
+  std::vector<int64_t> order;
+  const auto& m2m = shape.layout().minor_to_major();
+  std::vector<bool> seen(rank, false);
+  bool valid = m2m.size() == rank;
+  for (int i = 0; valid && i < rank; ++i) {
+    valid = m2m[i] >= 0 && m2m[i] < rank && !seen[m2m[i]];
+    if (valid) seen[m2m[i]] = true;
+  }
+  for (int i = 0; i < rank; ++i) {
+    order.push_back(valid ? m2m[i] : rank - 1 - i);
+  }
+  int64_t stride = 1;
+  for (int64_t d : order) {
+    printer.strides[d] = stride;
+    stride *= printer.dims[d];
+  }
+  // Only the empty-element and scalar cases skip the braces logic.
+  if (*count == 0 && rank > 0) {
+    out->append("{}");
+    return true;
+  }
+  printer.Print(0, 0);
+  return true;
+}
+
+}  // namespace
+
+std::string ElementTypeName(int type) {
+  if (type < 0 || type >= kPrimitiveTypeCount) {
+    return absl::StrCat("unknown_type_", type);
+  }
+  return std::string(PrimitiveTypeName(static_cast<PrimitiveType>(type)));
+}
+
+void AppendShape(const xla::ShapeProto& shape, bool with_layout,
+                 std::string* out) {
+  AppendShapeImpl(shape, with_layout, out, 0);
+}
+
+std::string ShapeText(const xla::ShapeProto& shape, bool with_layout) {
+  std::string out;
+  AppendShape(shape, with_layout, &out);
+  return out;
+}
+
+std::optional<int64_t> LiteralElementCount(const xla::LiteralProto& literal) {
+  const xla::ShapeProto& shape = literal.shape();
+  if (shape.element_type() == xla::TUPLE) {
+    int64_t total = 0;
+    if (literal.tuple_literals_size() > 1000000) return std::nullopt;
+    for (const auto& element : literal.tuple_literals()) {
+      std::optional<int64_t> n = LiteralElementCount(element);
+      if (!n || *n > INT64_MAX - total) return std::nullopt;
+      total += *n;
+    }
+    return total;
+  }
+  return ArrayElementCount(shape);
+}
+
+bool AppendLiteralValues(const xla::LiteralProto& literal, std::string* out) {
+  const size_t mark = out->size();
+  if (!AppendValues(literal, literal.shape(), out, 0)) {
+    out->resize(mark);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace hlo::proto

@@ -1,0 +1,127 @@
+// `hlo-lsp convert IN [-o OUT] [--to text|proto]`: XLA's binary HLO protos
+// (HloSnapshot, HloUnoptimizedSnapshot, HloProto, HloModuleProto,
+// RunHloModuleIterationLiterals; plain, .gz or chunked) to HLO text, and HLO
+// text to an HloProto.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/match.h"
+#include "hlo/absl_compat.h"
+#include "hlo/proto/convert.h"
+#include "hlo/proto/decode.h"
+#include "server/cli/commands.h"
+#include "server/cli/file_reader.h"
+
+namespace hlo_lsp::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hlo-lsp convert IN [-o OUT] [--to text|proto]\n\n"
+    "Converts between XLA's binary HLO protos and HLO text.\n"
+    "  A binary proto (.pb, .pb.gz, or binary content) goes to text: tried as\n"
+    "  HloSnapshot, HloUnoptimizedSnapshot, HloProto, HloModuleProto and\n"
+    "  RunHloModuleIterationLiterals, in that order. Snapshot arguments and\n"
+    "  results follow the module as `// argument N: ...` comments.\n"
+    "  HLO text goes to a binary HloProto, which needs -o OUT.\n"
+    "  -o OUT       output file; `-` or none writes text to stdout\n"
+    "  --to KIND    force the direction: text or proto\n"
+    "exit: 0 converted, 1 not a known proto or not valid HLO, 2 usage or I/O "
+    "error\n";
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.substr(s.size() - suffix.size()) == suffix;
+}
+
+int Usage(const char* message) {
+  std::fprintf(stderr, "hlo-lsp convert: %s\n\n%s", message, kUsage);
+  return kExitUsage;
+}
+
+int WriteOutput(const std::string& path, std::string_view bytes) {
+  if (path.empty() || path == "-") {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() ||
+        std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "hlo-lsp: cannot write to stdout\n");
+      return kExitUsage;
+    }
+    return kExitOk;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    std::fprintf(stderr, "hlo-lsp: cannot write %s\n", path.c_str());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunConvert(int argc, char** argv) {
+  if (WantsHelp(argc, argv)) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  std::string input, output, to;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "-o" || arg == "--output") {
+      if (++i >= argc) return Usage("-o needs a file name");
+      output = argv[i];
+    } else if (arg == "--to") {
+      if (++i >= argc) return Usage("--to needs text or proto");
+      to = argv[i];
+    } else if (absl::StartsWith(hlo::ToAbsl(arg), "--to=")) {
+      to = std::string(arg.substr(5));
+    } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
+      return Usage(("unknown option " + std::string(arg)).c_str());
+    } else if (input.empty()) {
+      input = std::string(arg);
+    } else {
+      return Usage("one input file only");
+    }
+  }
+  if (input.empty()) return Usage("missing input file");
+  if (!to.empty() && to != "text" && to != "proto") {
+    return Usage("--to takes text or proto");
+  }
+  absl::StatusOr<FileContents> contents = FileContents::Read(input);
+  if (!contents.ok()) {
+    PrintError(contents.status());
+    return kExitUsage;
+  }
+  std::string_view bytes = contents->text();
+  if (to.empty()) {
+    const bool proto_name = EndsWith(input, ".pb") || EndsWith(input, ".pb.gz");
+    to = proto_name || hlo::proto::LooksLikeBinaryProto(bytes) ? "text"
+                                                               : "proto";
+  }
+  if (to == "proto") {
+    if (output.empty() || output == "-") {
+      return Usage("a binary proto needs -o OUT (it is not written to a "
+                   "terminal)");
+    }
+    absl::StatusOr<std::string> proto =
+        hlo::proto::ConvertTextToHloProtoBytes(bytes);
+    if (!proto.ok()) {
+      std::fprintf(stderr, "hlo-lsp: %s: %s\n", input.c_str(),
+                   std::string(proto.status().message()).c_str());
+      return kExitNo;
+    }
+    return WriteOutput(output, *proto);
+  }
+  absl::StatusOr<hlo::proto::ProtoTextResult> text =
+      hlo::proto::ConvertProtoFileToText(bytes);
+  if (!text.ok()) {
+    std::fprintf(stderr, "hlo-lsp: %s: %s\n", input.c_str(),
+                 std::string(text.status().message()).c_str());
+    return kExitNo;
+  }
+  return WriteOutput(output, text->text);
+}
+
+}  // namespace hlo_lsp::cli
