@@ -163,14 +163,7 @@ Token Lexer::Lex() {
   char c = text_[pos_];
   if (IsIdentStart(c)) {
     ++pos_;
-    while (pos_ < text_.size() && IsIdentChar(text_[pos_])) {
-      // "a->b": the '-' of an arrow is not part of the identifier.
-      if (text_[pos_] == '-' && pos_ + 1 < text_.size() &&
-          text_[pos_ + 1] == '>') {
-        break;
-      }
-      ++pos_;
-    }
+    ScanIdentTail();
     if (pos_ < text_.size() && text_[pos_] == '=' &&
         !(pos_ + 1 < text_.size() && text_[pos_ + 1] == '=')) {
       Token t = Make(TokenKind::kAttrName, begin);
@@ -183,13 +176,7 @@ Token Lexer::Lex() {
   switch (c) {
     case '%': {
       ++pos_;
-      while (pos_ < text_.size() && IsIdentChar(text_[pos_])) {
-        if (text_[pos_] == '-' && pos_ + 1 < text_.size() &&
-            text_[pos_ + 1] == '>') {
-          break;
-        }
-        ++pos_;
-      }
+      ScanIdentTail();
       if (pos_ == begin + 1) return Make(TokenKind::kError, begin);
       return Make(TokenKind::kName, begin);
     }
@@ -269,6 +256,18 @@ Token Lexer::Lex() {
   pos_ = begin + len > text_.size() ? static_cast<Offset>(text_.size())
                                     : begin + len;
   return Make(TokenKind::kError, begin);
+}
+
+void Lexer::ScanIdentTail() {
+  const char* data = text_.data();
+  const Offset size = static_cast<Offset>(text_.size());
+  Offset p = pos_;
+  while (p < size && IsIdentChar(data[p])) {
+    // "a->b": the '-' of an arrow is not part of the identifier.
+    if (data[p] == '-' && p + 1 < size && data[p + 1] == '>') break;
+    ++p;
+  }
+  pos_ = p;
 }
 
 Token Lexer::LexNumber(Offset begin) {

@@ -98,6 +98,7 @@ class Lexer {
   Token Make(TokenKind kind, Offset begin) {
     return Token{kind, Span{begin, pos_}};
   }
+  void ScanIdentTail();
   Token LexNumber(Offset begin);
   Token LexString(Offset begin, char quote);
 
@@ -112,13 +113,31 @@ class Lexer {
   State peek_state_;
 };
 
-// Identifier characters: [A-Za-z0-9_.-].
+// Character classes by table: the lexer's inner loops run once per byte.
+namespace lexer_internal {
+inline constexpr uint8_t kIdentStart = 1;
+inline constexpr uint8_t kIdentChar = 2;  // [A-Za-z0-9_.-]
+struct CharTable {
+  uint8_t bits[256] = {};
+  constexpr CharTable() {
+    for (int c = 0; c < 256; ++c) {
+      bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+      bool digit = c >= '0' && c <= '9';
+      if (alpha) bits[c] |= kIdentStart;
+      if (alpha || digit || c == '.' || c == '-') bits[c] |= kIdentChar;
+    }
+  }
+};
+inline constexpr CharTable kCharTable;
+}  // namespace lexer_internal
+
 inline bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+  return lexer_internal::kCharTable.bits[static_cast<uint8_t>(c)] &
+         lexer_internal::kIdentChar;
 }
 inline bool IsIdentStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  return lexer_internal::kCharTable.bits[static_cast<uint8_t>(c)] &
+         lexer_internal::kIdentStart;
 }
 
 // Scans a balanced bracketed value starting at text[begin] (one of '{', '(',

@@ -215,12 +215,11 @@ void Parser::FinishModule() {
   m.computations.count =
       static_cast<Id>(file_.computations.size()) - m.computations.begin;
   // Computation names are module-scoped.
-  computation_names_.clear();
+  computation_names_.NewScope();
   Id entry = kNone;
   for (Id c = m.computations.begin; c < m.computations.end(); ++c) {
     const Computation& comp = file_.computations[c];
-    auto [it, inserted] = computation_names_.emplace(Text(comp.name), c);
-    if (!inserted) {
+    if (!computation_names_.Insert(Text(comp.name), c)) {
       Error(comp.name, absl::StrCat("redefinition of computation '",
                                     ToAbsl(Text(comp.name)), "'"));
     }
@@ -241,12 +240,10 @@ void Parser::FinishModule() {
       const Instruction& inst = file_.instructions[i];
       for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
         ComputationRef& ref = file_.computation_refs[r];
-        auto it = computation_names_.find(Text(ref.name));
-        if (it == computation_names_.end()) {
+        ref.computation = computation_names_.Find(Text(ref.name));
+        if (ref.computation == kNone) {
           Error(ref.name, absl::StrCat("use of undefined computation '",
                                        ToAbsl(Text(ref.name)), "'"));
-        } else {
-          ref.computation = it->second;
         }
       }
     }
@@ -449,7 +446,7 @@ void Parser::FinishComputation(Id comp_id, Offset end) {
   comp.instructions.count =
       static_cast<Id>(file_.instructions.size()) - comp.instructions.begin;
   // Instruction names are scoped to their computation.
-  instruction_names_.clear();
+  instruction_names_.NewScope();
   Id explicit_root = kNone;
   Id last_top_level = kNone;
   for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
@@ -457,8 +454,7 @@ void Parser::FinishComputation(Id comp_id, Offset end) {
     inst.computation = comp_id;
     if (inst.is_nested) continue;
     last_top_level = i;
-    auto [it, inserted] = instruction_names_.emplace(Text(inst.name), i);
-    if (!inserted) {
+    if (!instruction_names_.Insert(Text(inst.name), i)) {
       Error(inst.name, absl::StrCat("redefinition of '",
                                     ToAbsl(Text(inst.name)), "'"));
     }
@@ -477,23 +473,19 @@ void Parser::FinishComputation(Id comp_id, Offset end) {
     for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
       Operand& operand = file_.operands[o];
       if (operand.nested != kNone || operand.name.empty()) continue;
-      auto it = instruction_names_.find(Text(operand.name));
-      if (it == instruction_names_.end()) {
+      operand.definition = instruction_names_.Find(Text(operand.name));
+      if (operand.definition == kNone) {
         Error(operand.name, absl::StrCat("use of undefined value '",
                                          ToAbsl(Text(operand.name)), "'"));
-      } else {
-        operand.definition = it->second;
       }
     }
     for (Id r = inst.control_predecessors.begin;
          r < inst.control_predecessors.end(); ++r) {
       NameRef& ref = file_.name_refs[r];
-      auto it = instruction_names_.find(Text(ref.name));
-      if (it == instruction_names_.end()) {
+      ref.definition = instruction_names_.Find(Text(ref.name));
+      if (ref.definition == kNone) {
         Error(ref.name, absl::StrCat("use of undefined value '",
                                      ToAbsl(Text(ref.name)), "'"));
-      } else {
-        ref.definition = it->second;
       }
     }
   }

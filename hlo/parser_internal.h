@@ -30,6 +30,37 @@ struct TextHash {
 };
 using NameTable = absl::flat_hash_map<std::string_view, Id, TextHash>;
 
+// Name -> id for one scope at a time, reused across scopes without clearing:
+// an entry counts only when its generation is the current one. Clearing an
+// absl table frees it, and a module has thousands of small scopes.
+class ScopedNames {
+ public:
+  void NewScope() { ++generation_; }
+  // False when the name is already defined in this scope.
+  bool Insert(std::string_view name, Id id) {
+    auto [it, inserted] = table_.try_emplace(name, Entry{generation_, id});
+    if (inserted) return true;
+    if (it->second.generation == generation_) return false;
+    it->second = Entry{generation_, id};
+    return true;
+  }
+  Id Find(std::string_view name) const {
+    auto it = table_.find(name);
+    if (it == table_.end() || it->second.generation != generation_) {
+      return kNone;
+    }
+    return it->second.id;
+  }
+
+ private:
+  struct Entry {
+    uint32_t generation;
+    Id id;
+  };
+  absl::flat_hash_map<std::string_view, Entry, TextHash> table_;
+  uint32_t generation_ = 0;
+};
+
 class Parser {
  public:
   Parser(std::string_view text, const ParseOptions& options, ParsedFile* file);
@@ -96,8 +127,8 @@ class Parser {
   // and tuple lists never allocates once warm.
   std::vector<std::vector<Operand>> scratch_operands_;
   std::vector<std::vector<Id>> scratch_shape_ids_;
-  NameTable instruction_names_;
-  NameTable computation_names_;
+  ScopedNames instruction_names_;
+  ScopedNames computation_names_;
   // Identical shape texts share one Shape entry.
   NameTable shape_intern_;
   std::vector<uint8_t> dynamic_scratch_;
