@@ -240,6 +240,11 @@ bool IsPlausible(ProtoKind kind, const Message& message) {
           AllPlausible(m.arguments()) &&
           (!m.has_result() || PlausibleLiteral(m.result()));
       if (m.has_hlo() && !module) return false;
+      // A platform name ("Host", "CUDA"); a LiteralProto read as this
+      // string (RunHloModuleIterationLiterals field 4) is not one.
+      for (char c : m.execution_platform()) {
+        if (c < 0x20 || c > 0x7e) return false;
+      }
       return module || literals;
     }
     case ProtoKind::kHloUnoptimizedSnapshot: {

@@ -1,0 +1,430 @@
+// Decoder, printer and encoder tests: the real protos of the corpus (skipped
+// without it), round trips over our fixtures, and damaged input of every
+// kind (truncation at each byte, random bytes, gzip, a 2 GB length field).
+#include <zlib.h>
+
+#include <filesystem>
+#include <map>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hlo/parser.h"
+#include "hlo/proto/convert.h"
+#include "hlo/proto/decode.h"
+#include "hlo/proto/encode.h"
+#include "hlo/proto/print.h"
+#include "hlo/proto/run_hlo_module.pb.h"
+
+namespace hlo::proto {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCorpus = "/work/shared/corpus/xla-tests/proto";
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string Fixture(const std::string& name) {
+  return ReadFile(fs::path(HLO_LSP_SOURCE_DIR) / "tests/proto/fixtures" / name);
+}
+
+std::string Gzip(std::string_view data) {
+  z_stream stream{};
+  deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+               Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&stream, data.size()) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = data.size();
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = out.size();
+  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+// Parses `text` and returns the error diagnostics joined (empty = clean).
+std::string ParseErrors(const std::string& text) {
+  std::unique_ptr<ParsedFile> file = Parse(text);
+  std::string errors;
+  for (const Diagnostic& d : file->diagnostics) {
+    if (d.severity == Severity::kError) errors += d.message + "\n";
+  }
+  if (file->modules.empty()) errors += "no module\n";
+  return errors;
+}
+
+// Structure of parsed text: computation names, and per instruction its name,
+// opcode, shape text and operand/computation references, in order.
+std::string Outline(const std::string& text) {
+  std::unique_ptr<ParsedFile> file = Parse(text);
+  std::string out;
+  for (const Computation& c : file->computations) {
+    out += std::string(c.is_entry ? "ENTRY " : "") +
+           std::string(file->Name(c)) + "\n";
+    for (Id i = c.instructions.begin; i < c.instructions.end(); ++i) {
+      const Instruction& inst = file->instructions[i];
+      out += "  " + std::string(file->Name(inst)) + " " +
+             std::string(file->Text(inst.opcode_span));
+      if (inst.shape != kNone) {
+        const Shape& shape = file->shapes[inst.shape];
+        out += " " + std::string(file->Text(shape.span));
+      }
+      for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
+        out += " op:" + std::string(file->Text(file->operands[o].name));
+      }
+      for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+        out += " calls:" + std::string(file->Text(file->computation_refs[r].name));
+      }
+      for (Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {
+        const Attribute& attr = file->attributes[a];
+        out += " " + std::string(file->Text(attr.key)) + "=" +
+               std::string(file->Text(attr.value));
+      }
+      if (inst.is_root) out += " ROOT";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+TEST(ProtoCorpus, EveryRealProtoConverts) {
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << "no corpus at " << kCorpus;
+  struct Case {
+    std::string file;
+    std::string kind;
+    bool has_module;
+  };
+  const Case cases[] = {
+      {"hlo__tools__tests__hlo_opt_hlo_protobinary.pb", "HloProto", true},
+      {"mlir__tools__mlir_bisect__tests__snapshot.mlir.pb", "HloSnapshot",
+       false},
+      {"derived/jit__lambda_.hlo.pb", "HloProto", true},
+      {"derived/sharded_unoptimized_hlo_snapshot.unoptimized_snapshot.pb",
+       "HloUnoptimizedSnapshot", true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.file);
+    std::string bytes = ReadFile(kCorpus / c.file);
+    ASSERT_FALSE(bytes.empty());
+    absl::StatusOr<ProtoTextResult> text = ConvertProtoFileToText(bytes);
+    ASSERT_TRUE(text.ok()) << text.status();
+    EXPECT_EQ(text->kind, c.kind);
+    if (c.has_module) {
+      EXPECT_EQ(ParseErrors(text->text), "") << text->text;
+      EXPECT_NE(text->text.find("HloModule "), std::string::npos);
+    } else {
+      EXPECT_EQ(text->text.find("HloModule"), std::string::npos);
+      EXPECT_NE(text->text.find("// argument 0: s32[3,1]{1,0} { {2}, {-4}, "
+                                "{5} }"),
+                std::string::npos)
+          << text->text;
+    }
+  }
+}
+
+// Our schema reads XLA's encodings with no field left unknown.
+TEST(ProtoCorpus, DerivedFilesHaveNoUnknownFields) {
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << "no corpus";
+  for (const char* name :
+       {"derived/jit__lambda_.hlo.pb",
+        "derived/sharded_unoptimized_hlo_snapshot.unoptimized_snapshot.pb"}) {
+    absl::StatusOr<DecodedProto> decoded =
+        DecodeProto(ReadFile(kCorpus / name));
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(decoded->unknown_fields, 0) << name;
+    ASSERT_NE(decoded->module, nullptr);
+    EXPECT_EQ(decoded->module->name(), "jit__lambda_");
+    EXPECT_EQ(decoded->module->stack_frame_index().stack_frames_size(), 10);
+  }
+}
+
+// The text-format protos, encoded with our schema by protoc, decode too.
+TEST(ProtoCorpus, TextFormatProtosThroughProtoc) {
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << "no corpus";
+  if (std::system("protoc --version > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no protoc";
+  }
+  const fs::path out = fs::temp_directory_path() / "hlo_proto_test_lit.pb";
+  const std::string command =
+      std::string("cd ") + HLO_LSP_SOURCE_DIR +
+      " && protoc -I. --encode=xla.RunHloModuleIterationLiterals "
+      "hlo/proto/run_hlo_module.proto < " +
+      (kCorpus / "tools__data__input_literal_f32_2_2.pbtxt").string() + " > " +
+      out.string();
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  absl::StatusOr<ProtoTextResult> text = ConvertProtoFileToText(ReadFile(out));
+  ASSERT_TRUE(text.ok()) << text.status();
+  // Wire-identical to an arguments-only HloSnapshot, tried first.
+  EXPECT_NE(text->text.find("// argument 0: f32[2,2]{1,0} { {0.1, 0.2}, "
+                            "{0.3, 0.4} }"),
+            std::string::npos)
+      << text->text;
+  fs::remove(out);
+}
+
+TEST(ProtoDecode, ResultAndReferenceResultOfIterationLiterals) {
+  xla::RunHloModuleIterationLiterals literals;
+  auto* arg = literals.add_arguments();
+  arg->mutable_shape()->set_element_type(xla::S32);
+  arg->add_s32s(7);
+  auto* reference = literals.mutable_reference_result();
+  reference->mutable_shape()->set_element_type(xla::PRED);
+  reference->add_preds(true);
+  absl::StatusOr<ProtoTextResult> text =
+      ConvertProtoFileToText(literals.SerializeAsString());
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(text->kind, "RunHloModuleIterationLiterals");
+  EXPECT_NE(text->text.find("// argument 0: s32[] 7\n"), std::string::npos);
+  EXPECT_NE(text->text.find("// reference result: pred[] true\n"),
+            std::string::npos);
+}
+
+TEST(ProtoRoundTrip, FixtureTextProtoText) {
+  const std::string text = Fixture("features.hlo");
+  ASSERT_EQ(ParseErrors(text), "");
+  absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(text);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<ProtoTextResult> back = ConvertProtoFileToText(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->kind, "HloProto");
+  EXPECT_EQ(ParseErrors(back->text), "") << back->text;
+  // Same computations, instructions, shapes, attributes and references;
+  // the only textual difference allowed is the /*index=N*/ hint.
+  std::string expected = Outline(text);
+  std::string actual = Outline(back->text);
+  EXPECT_EQ(actual, expected);
+  // A second trip is a fixed point.
+  absl::StatusOr<std::string> bytes2 = ConvertTextToHloProtoBytes(back->text);
+  ASSERT_TRUE(bytes2.ok());
+  absl::StatusOr<ProtoTextResult> back2 = ConvertProtoFileToText(*bytes2);
+  ASSERT_TRUE(back2.ok());
+  EXPECT_EQ(back2->text, back->text);
+}
+
+TEST(ProtoRoundTrip, EncoderAssignsIdsAndXlaCallOrder) {
+  const std::string text = Fixture("features.hlo");
+  std::unique_ptr<ParsedFile> file = Parse(text);
+  absl::StatusOr<xla::HloModuleProto> module = EncodeModule(*file);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ(module->entry_computation_name(), "main");
+  EXPECT_TRUE(module->has_schedule());
+  std::map<int64_t, std::string> names;
+  for (const auto& c : module->computations()) names[c.id()] = c.name();
+  bool saw_while = false;
+  for (const auto& c : module->computations()) {
+    for (const auto& i : c.instructions()) {
+      if (i.opcode() != "while") continue;
+      saw_while = true;
+      ASSERT_EQ(i.called_computation_ids_size(), 2);
+      EXPECT_EQ(names[i.called_computation_ids(0)], "body");
+      EXPECT_EQ(names[i.called_computation_ids(1)], "cond");
+    }
+    if (c.name() == "fused") EXPECT_TRUE(c.is_fusion_computation());
+  }
+  EXPECT_TRUE(saw_while);
+}
+
+TEST(ProtoRoundTrip, BadTextIsAnError) {
+  absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(
+      "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] add(%nope, %x)\n}\n");
+  EXPECT_FALSE(bytes.ok());
+}
+
+TEST(ProtoDecode, Gzip) {
+  const std::string text = Fixture("features.hlo");
+  absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(text);
+  ASSERT_TRUE(bytes.ok());
+  const std::string gz = Gzip(*bytes);
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(gz);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_TRUE(decoded->gzipped);
+  EXPECT_EQ(decoded->kind, ProtoKind::kHloProto);
+  // Truncated gzip: an error, no crash.
+  for (size_t cut : {size_t{2}, size_t{10}, gz.size() / 2, gz.size() - 1}) {
+    EXPECT_FALSE(DecodeProto(gz.substr(0, cut)).ok()) << cut;
+  }
+  // A gzip bomb is refused past the limit.
+  const std::string zeros(1 << 20, '\0');
+  DecodeOptions small;
+  small.max_bytes = 1000;
+  absl::StatusOr<DecodedProto> bomb = DecodeProto(Gzip(zeros), small);
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_NE(bomb.status().message().find("inflates to more than"),
+            std::string::npos);
+}
+
+TEST(ProtoDecode, TruncationAtEveryOffsetReportsTheOffset) {
+  std::string bytes;
+  if (fs::exists(kCorpus / "derived/jit__lambda_.hlo.pb")) {
+    bytes = ReadFile(kCorpus / "derived/jit__lambda_.hlo.pb");
+  } else {
+    absl::StatusOr<std::string> encoded =
+        ConvertTextToHloProtoBytes(Fixture("features.hlo"));
+    ASSERT_TRUE(encoded.ok());
+    bytes = *encoded;
+  }
+  int with_offset = 0, decoded_prefix = 0;
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes.substr(0, cut));
+    if (decoded.ok()) {
+      ++decoded_prefix;  // a prefix ending on a field boundary is valid
+      continue;
+    }
+    const std::string message(decoded.status().message());
+    if (message.find("at byte ") != std::string::npos) ++with_offset;
+  }
+  // Nearly every cut lands inside a field; those must name the offset.
+  EXPECT_GT(with_offset, static_cast<int>(bytes.size()) * 9 / 10)
+      << with_offset << " of " << bytes.size();
+  // The cut inside the first field's length names byte 0.
+  absl::StatusOr<DecodedProto> early = DecodeProto(bytes.substr(0, 5));
+  ASSERT_FALSE(early.ok());
+  EXPECT_NE(early.status().message().find("at byte 0"), std::string::npos)
+      << early.status();
+}
+
+TEST(ProtoDecode, CheckWireFormatNamesOffsets) {
+  // field 1, LEN 5, only 2 bytes follow.
+  const std::string bad("\x0a\x05\x01\x02", 4);
+  absl::Status status =
+      CheckWireFormat(bad, xla::HloProto::descriptor());
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(std::string(status.message()),
+            "at byte 0: field 1: length 5 runs past the end (2 bytes left)");
+  // A nested break is reported where it is, not at the outer field.
+  const std::string nested("\x0a\x04\x0a\x09\x41\x42", 6);
+  status = CheckWireFormat(nested, xla::HloProto::descriptor());
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(std::string(status.message()).find("at byte 2"), std::string::npos)
+      << status;
+  EXPECT_TRUE(CheckWireFormat("", xla::HloProto::descriptor()).ok());
+}
+
+TEST(ProtoDecode, TwoGigabyteLengthField) {
+  // field 1 (LEN) claiming 2^31 - 1 bytes, then a little data.
+  std::string bytes("\x0a\xff\xff\xff\xff\x07", 6);
+  bytes += "abc";
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("at byte 0"), std::string::npos)
+      << decoded.status();
+  EXPECT_NE(decoded.status().message().find("2147483647"), std::string::npos);
+  // A 10-byte varint length (beyond 64 bits' worth of sense).
+  std::string huge("\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
+  EXPECT_FALSE(DecodeProto(huge).ok());
+}
+
+TEST(ProtoDecode, RandomBytesNeverCrash) {
+  std::mt19937 rng(1234);
+  int errors = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string bytes(1 + rng() % 300, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
+    if (!decoded.ok()) {
+      ++errors;
+      EXPECT_FALSE(decoded.status().message().empty());
+    }
+  }
+  EXPECT_GT(errors, 1900);
+}
+
+TEST(ProtoDecode, TextIsNotAProto) {
+  absl::StatusOr<DecodedProto> decoded =
+      DecodeProto("HloModule m\nENTRY %e { ROOT %c = f32[] constant(1) }\n");
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_FALSE(DecodeProto("").ok());
+  EXPECT_FALSE(LooksLikeBinaryProto("HloModule m\n"));
+}
+
+// XLA's large-snapshot format: delimited metadata, then raw literals.
+TEST(ProtoDecode, ChunkedUnoptimizedSnapshot) {
+  absl::StatusOr<std::string> encoded =
+      ConvertTextToHloProtoBytes(Fixture("features.hlo"));
+  ASSERT_TRUE(encoded.ok());
+  xla::HloProto hlo;
+  ASSERT_TRUE(hlo.ParseFromString(*encoded));
+  xla::HloUnoptimizedSnapshot metadata;
+  *metadata.mutable_hlo_module() = hlo.hlo_module();
+  xla::ShapeProto shape;
+  shape.set_element_type(xla::F32);
+  shape.add_dimensions(3);
+  shape.mutable_layout()->add_minor_to_major(0);
+  const std::string shape_bytes = shape.SerializeAsString();
+  std::string literal;
+  uint64_t shape_size = shape_bytes.size();
+  for (int b = 0; b < 8; ++b) literal.push_back(static_cast<char>(shape_size >> (8 * b)));
+  literal += shape_bytes;
+  const float values[3] = {1.5f, -2.0f, 0.25f};
+  literal.append(reinterpret_cast<const char*>(values), sizeof(values));
+  metadata.add_partitions()->add_arguments_descriptors()->set_argument_size_bytes(
+      literal.size());
+  std::string file;
+  {
+    std::string meta = metadata.SerializeAsString();
+    uint64_t n = meta.size();
+    while (n >= 0x80) {
+      file.push_back(static_cast<char>(n | 0x80));
+      n >>= 7;
+    }
+    file.push_back(static_cast<char>(n));
+    file += meta;
+  }
+  file += literal;
+  absl::StatusOr<ProtoTextResult> text = ConvertProtoFileToText(file);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(text->kind, "HloUnoptimizedSnapshot (chunked large-snapshot format)");
+  EXPECT_NE(text->text.find("// argument 0: f32[3]{0} {1.5, -2, 0.25}"),
+            std::string::npos)
+      << text->text;
+  EXPECT_EQ(ParseErrors(text->text), "");
+  // Truncated: says what it is and that data is missing.
+  absl::StatusOr<ProtoTextResult> cut =
+      ConvertProtoFileToText(file.substr(0, file.size() - 4));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("chunked"), std::string::npos)
+      << cut.status();
+}
+
+TEST(ProtoPrint, LiteralsRespectLayoutAndElide) {
+  xla::LiteralProto literal;
+  auto* shape = literal.mutable_shape();
+  shape->set_element_type(xla::S32);
+  shape->add_dimensions(2);
+  shape->add_dimensions(3);
+  // Column-major buffer: physical order walks dimension 0 fastest.
+  shape->mutable_layout()->add_minor_to_major(0);
+  shape->mutable_layout()->add_minor_to_major(1);
+  for (int v : {1, 4, 2, 5, 3, 6}) literal.add_s32s(v);
+  std::string out;
+  AppendLiteralComment("argument 0", literal, -1, PrintOptions{}, &out);
+  EXPECT_EQ(out, "// argument 0: s32[2,3]{0,1} { {1, 2, 3}, {4, 5, 6} }\n");
+  PrintOptions small;
+  small.max_literal_comment_elements = 4;
+  out.clear();
+  AppendLiteralComment("result", literal, -1, small, &out);
+  EXPECT_EQ(out, "// result: s32[2,3]{0,1} {...} (6 elements elided)\n");
+}
+
+TEST(ProtoPrint, TruncatedOutputStopsAtALine) {
+  absl::StatusOr<std::string> bytes =
+      ConvertTextToHloProtoBytes(Fixture("features.hlo"));
+  ASSERT_TRUE(bytes.ok());
+  absl::StatusOr<ProtoTextResult> text = ConvertProtoFileToText(*bytes, 200);
+  ASSERT_TRUE(text.ok());
+  EXPECT_TRUE(text->truncated);
+  EXPECT_LE(text->text.size(), 200u);
+  EXPECT_EQ(text->text.back(), '\n');
+}
+
+}  // namespace
+}  // namespace hlo::proto
