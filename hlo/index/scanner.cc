@@ -1,5 +1,7 @@
 #include "hlo/index/scanner.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
 
@@ -43,10 +45,107 @@ class Scanner {
   }
 
  private:
+  // Skips blanks and `/* ... */` comments that close on this line.
   size_t SkipSpaces(size_t pos, size_t end) const {
-    while (pos < end && (text_[pos] == ' ' || text_[pos] == '\t')) ++pos;
+    while (pos < end) {
+      char c = text_[pos];
+      if (c == ' ' || c == '\t') {
+        ++pos;
+      } else if (c == '/' && pos + 1 < end && text_[pos + 1] == '*') {
+        size_t close = text_.substr(pos + 2, end - pos - 2).find("*/");
+        if (close == std::string_view::npos) return pos;
+        pos += close + 4;
+      } else {
+        break;
+      }
+    }
     return pos;
   }
+  // Brace depth and string state of a value that runs over several lines
+  // (HloModule header attributes, inline bodies, attribute dicts).
+  void TrackHeader(size_t pos, size_t end) {
+    for (; pos < end; ++pos) {
+      char c = text_[pos];
+      if (in_header_string_) {
+        if (c == '\\') ++pos;
+        else if (c == '"') in_header_string_ = false;
+      } else if (c == '"') {
+        in_header_string_ = true;
+      } else if (c == '{') {
+        ++header_depth_;
+      } else if (c == '}') {
+        --header_depth_;
+      }
+    }
+    if (header_depth_ < 0) header_depth_ = 0;
+    if (header_depth_ == 0) in_header_string_ = false;
+  }
+
+  // `key={` at the end of a line (not a signature's `-> shape {`).
+  bool EndsWithAssignedBrace(size_t begin, size_t end) const {
+    while (end > begin && (text_[end - 1] == ' ' || text_[end - 1] == '\t'))
+      --end;
+    if (end <= begin || text_[end - 1] != '{') return false;
+    --end;
+    while (end > begin && text_[end - 1] == ' ') --end;
+    return end > begin && text_[end - 1] == '=';
+  }
+
+  bool EndsWithBrace(size_t begin, size_t end) const {
+    while (end > begin && (text_[end - 1] == ' ' || text_[end - 1] == '\t' ||
+                           text_[end - 1] == '\r'))
+      --end;
+    return end > begin && text_[end - 1] == '{';
+  }
+
+  // A signature broken across lines: `name (params...)` then, within a few
+  // lines, `-> shape {`.
+  bool SignatureOpensBody(size_t open) const {
+    size_t limit = std::min(text_.size(), open + (64 << 10));
+    int depth = 0;
+    size_t pos = open;
+    for (; pos < limit; ++pos) {
+      if (text_[pos] == '(') ++depth;
+      if (text_[pos] == ')' && --depth == 0) break;
+    }
+    if (pos >= limit) return false;
+    // Then `->` (possibly on the next line) and a '{' that ends a line.
+    ++pos;
+    while (pos < text_.size() && (text_[pos] == ' ' || text_[pos] == '\t' ||
+                                  text_[pos] == '\r' || text_[pos] == '\n'))
+      ++pos;
+    if (!StartsWith(text_, pos, "->")) return false;
+    for (int lines = 0; lines < 4 && pos < text_.size(); ++lines) {
+      size_t line_end = text_.find('\n', pos);
+      if (line_end == std::string_view::npos) line_end = text_.size();
+      std::string_view rest = text_.substr(pos, line_end - pos);
+      if (rest.find(" = ") != std::string_view::npos) return false;
+      if (EndsWithBrace(pos, line_end)) return true;
+      pos = line_end + 1;
+    }
+    return false;
+  }
+
+  // Hand-written HLO may break an instruction across lines: when only blanks
+  // are left on this line, moves `pos`/`end` to the next non-blank line (a
+  // few at most).
+  void ContinueOnNextLine(size_t* pos, size_t* end) const {
+    *pos = SkipSpaces(*pos, *end);
+    for (int hops = 0; *pos >= *end && hops < 4; ++hops) {
+      size_t next = *end;
+      while (next < text_.size() && text_[next] != '\n') ++next;
+      if (next >= text_.size()) return;
+      size_t next_end = next + 1;
+      while (next_end < text_.size() && text_[next_end] != '\n') ++next_end;
+      size_t content_end = next_end;
+      if (content_end > next + 1 && text_[content_end - 1] == '\r') {
+        --content_end;
+      }
+      *end = content_end;
+      *pos = SkipSpaces(next + 1, content_end);
+    }
+  }
+
   size_t NameEnd(size_t pos, size_t end) const {
     while (pos < end && IsNameChar(text_[pos])) ++pos;
     return pos;
@@ -79,8 +178,43 @@ class Scanner {
 
   void ScanLine(size_t start, size_t end, uint32_t line) {
     if (end > start && text_[end - 1] == '\r') --end;
-    size_t pos = SkipSpaces(start, end);
+    size_t symbols_before = out_.symbols.size();
+    bool tracking = header_depth_ > 0 || in_block_comment_;
+    ScanLineBody(start, end, line);
+    // A line of an attribute value that opens a block continued below
+    // (`frontend_attributes={`): skip to its closing brace, like the parser.
+    bool after_equals = previous_ended_with_equals_;
+    size_t last = end;
+    while (last > start && (text_[last - 1] == ' ' || text_[last - 1] == '\t'))
+      --last;
+    previous_ended_with_equals_ = last > start && text_[last - 1] == '=';
+    if (!tracking && header_depth_ == 0 && !in_block_comment_ &&
+        out_.symbols.size() == symbols_before &&
+        (EndsWithAssignedBrace(start, end) ||
+         (after_equals && SkipSpaces(start, end) < end &&
+          text_[SkipSpaces(start, end)] == '{'))) {
+      TrackHeader(start, end);  // `calls=` then `{` on the next line
+    }
+  }
+
+  void ScanLineBody(size_t start, size_t end, uint32_t line) {
+    size_t pos = start;
+    if (in_block_comment_) {
+      size_t close = text_.substr(start, end - start).find("*/");
+      if (close == std::string_view::npos) return;
+      in_block_comment_ = false;
+      pos = start + close + 2;
+    }
+    pos = SkipSpaces(pos, end);
     if (pos >= end) return;
+    if (pos + 1 < end && text_[pos] == '/' && text_[pos + 1] == '*') {
+      in_block_comment_ = true;  // SkipSpaces stops only at unclosed ones
+      return;
+    }
+    if (header_depth_ > 0) {
+      TrackHeader(start, end);
+      return;
+    }
     if (StartsWith(text_, pos, "HloModule ")) {
       size_t name = SkipSpaces(pos + 10, end);
       size_t name_end = NameEnd(name, end);
@@ -88,6 +222,12 @@ class Scanner {
       module_ = static_cast<uint32_t>(out_.symbols.size());
       Symbol& s = Add(SymbolKind::kModule, name, name_end, line, start);
       s.module = module_;
+      // Header attributes may run over many lines (origin_recovery_table
+      // even embeds whole modules in strings): skip to their end.
+      if (EndsWithBrace(name_end, end) || text_.substr(name_end, end - name_end)
+                                                  .find('"') != std::string_view::npos) {
+        TrackHeader(name_end, end);
+      }
       return;
     }
     bool entry = false;
@@ -99,25 +239,50 @@ class Scanner {
       root = true;
       pos = SkipSpaces(pos + 5, end);
     }
-    if (pos < end && text_[pos] == '%') ++pos;
+    bool percent = pos < end && text_[pos] == '%';
+    if (percent) ++pos;
     if (pos >= end || !IsNameStart(text_[pos])) return;
     size_t name = pos;
     size_t name_end = NameEnd(pos, end);
     size_t after = SkipSpaces(name_end, end);
-    if (!entry && after < end && text_[after] == '=' && after > name_end &&
-        after + 1 < end && text_[after + 1] == ' ') {
-      ScanInstruction(name, name_end, SkipSpaces(after + 1, end), end, line,
-                      start, root);
+    // `name = ...`; a bare `name=` is an attribute, never an instruction.
+    if (!entry && after < end && text_[after] == '=' &&
+        (after > name_end || percent)) {
+      size_t value = after + 1;
+      ContinueOnNextLine(&value, &end);
+      ScanInstruction(name, name_end, value, end, line, start, root);
+      if (EndsWithBrace(start, end)) {
+        // A value continues below (`to_apply={` body, `frontend_attributes={`
+        // dict): skip to its closing brace like hlo::Parse does.
+        TrackHeader(start, end);
+      }
       return;
     }
-    if (root || after >= end) return;
+    if (root) return;
+    if (after >= end) {
+      // `name` alone on its line, `{` or `(params) -> shape {` below it.
+      size_t next = after;
+      while (next < text_.size() && next < after + 4096 &&
+             (text_[next] == ' ' || text_[next] == '\t' ||
+              text_[next] == '\r' || text_[next] == '\n'))
+        ++next;
+      if (next >= text_.size()) return;
+      size_t next_end = text_.find('\n', next);
+      if (next_end == std::string_view::npos) next_end = text_.size();
+      bool header = text_[next] == '{'   ? EndsWithBrace(next, next_end)
+                    : text_[next] == '(' ? SignatureOpensBody(next)
+                                         : false;
+      if (!header) return;
+      Symbol& s = Add(SymbolKind::kComputation, name, name_end, line, start);
+      if (entry) s.flags |= kFlagEntry;
+      return;
+    }
     // A computation header: `name (params) -> shape {` or `name {`.
-    if (after == name_end && !entry) return;  // needs a space after the name
+    if (after == name_end && !entry && text_[after] != '(') return;
     if (text_[after] != '(' && text_[after] != '{') return;
-    size_t last = end;
-    while (last > after && (text_[last - 1] == ' ' || text_[last - 1] == '\t'))
-      --last;
-    if (last == after || text_[last - 1] != '{') return;
+    bool header = text_[after] == '{' ? EndsWithBrace(after, end)
+                                       : SignatureOpensBody(after);
+    if (!header) return;
     Symbol& s = Add(SymbolKind::kComputation, name, name_end, line, start);
     if (entry) s.flags |= kFlagEntry;
   }
@@ -132,7 +297,9 @@ class Scanner {
     size_t shape_begin = pos;
     int depth = 0;
     if (pos < end && text_[pos] == '(') {
-      for (; pos < end; ++pos) {
+      // Hand-written tuple shapes may span lines: follow them a little way.
+      size_t limit = std::min(text_.size(), pos + (64 << 10));
+      for (; pos < limit; ++pos) {
         char c = text_[pos];
         if (c == '(') ++depth;
         if (c == ')' && --depth == 0) {
@@ -140,15 +307,43 @@ class Scanner {
           break;
         }
       }
+      if (pos > end) {
+        end = pos;
+        while (end < text_.size() && text_[end] != '\n') ++end;
+        if (end > pos && text_[end - 1] == '\r') --end;
+      }
     } else {
       for (; pos < end; ++pos) {
         char c = text_[pos];
         if (c == '[' || c == '{' || c == '(') {
-          if (c == '(' && depth == 0) break;
+          // '(' ends the opcode, except in a buffer shape `b(f32[16])`.
+          if (c == '(' && depth == 0 &&
+              !(pos == shape_begin + 1 && text_[shape_begin] == 'b')) {
+            break;
+          }
           ++depth;
         } else if (c == ']' || c == '}' || c == ')') {
-          --depth;
+          // `f32[2]parameter(0)`: the opcode may follow without a space.
+          if (--depth == 0 && pos + 1 < end && IsNameStart(text_[pos + 1])) {
+            ++pos;
+            break;
+          }
         } else if (c == ' ' && depth <= 0) {
+          // `f32[2] {1,0}`: a '{' followed by an int or ':' is a layout.
+          size_t next = SkipSpaces(pos, end);
+          if (next + 1 < end && text_[next] == '[') {  // `s32 [5,4]`
+            pos = next - 1;
+            continue;
+          }
+          if (next + 1 < end && text_[next] == '{') {
+            size_t inner = SkipSpaces(next + 1, end);
+            if (inner < end && (std::isdigit(static_cast<unsigned char>(
+                                    text_[inner])) ||
+                                text_[inner] == ':')) {
+              pos = next - 1;
+              continue;
+            }
+          }
           break;
         }
       }
@@ -160,7 +355,8 @@ class Scanner {
       opcode_begin = shape_begin;  // no shape written
       shape_end = shape_begin;
     } else {
-      opcode_begin = SkipSpaces(pos, end);
+      opcode_begin = pos;
+      ContinueOnNextLine(&opcode_begin, &end);
     }
     size_t opcode_end = NameEnd(opcode_begin, end);
     Symbol& added = out_.symbols[symbol_index];
@@ -168,8 +364,8 @@ class Scanner {
       added.shape =
           Intern(text_.substr(shape_begin, shape_end - shape_begin));
     }
-    if (opcode_end > opcode_begin && opcode_end < end &&
-        text_[opcode_end] == '(') {
+    size_t paren = SkipSpaces(opcode_end, end);
+    if (opcode_end > opcode_begin && paren < end && text_[paren] == '(') {
       added.opcode =
           Intern(text_.substr(opcode_begin, opcode_end - opcode_begin));
     }
@@ -252,6 +448,10 @@ class Scanner {
   ScanOptions options_;
   FileSymbols out_;
   uint32_t module_ = kNoRef;
+  bool in_block_comment_ = false;
+  int header_depth_ = 0;
+  bool previous_ended_with_equals_ = false;
+  bool in_header_string_ = false;
   absl::flat_hash_map<std::string_view, uint32_t> interned_;
   absl::flat_hash_set<std::string_view> seen_op_names_;
   absl::flat_hash_set<uint64_t> seen_locations_;

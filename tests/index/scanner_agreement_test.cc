@@ -53,7 +53,7 @@ std::vector<Def> FromParser(const ParsedFile& file) {
                      col, "", ""}});
   }
   for (const Computation& c : file.computations) {
-    if (c.name.empty() || file.Text(c.name) == "_") continue;  // inline body
+    if (c.name.empty()) continue;
     auto [line, col] = at(c.name);
     defs.push_back({c.name.begin,
                     {SymbolKind::kComputation, std::string(file.Text(c.name)),
@@ -81,15 +81,55 @@ bool ParserIsReal() {
   return !file->modules.empty() && !file->instructions.empty();
 }
 
-void ExpectAgreement(std::string_view text, const std::string& label) {
+void CheckAgreement(const ParsedFile& parsed_file, std::string_view text,
+                    const std::string& label);
+
+// The scanner's contract covers text where each instruction starts its own
+// line (as every printer writes it); hand-written tests sometimes put two on
+// one line.
+bool OneInstructionPerLine(const ParsedFile& file) {
+  auto starts_line = [&](Span name) {
+    Offset line_start = file.lines().LineStart(file.lines().LineOf(name.begin));
+    std::string_view before =
+        file.text().substr(line_start, name.begin - line_start);
+    size_t keyword = before.find_first_not_of(" \t");
+    if (keyword == std::string_view::npos) return true;
+    before.remove_prefix(keyword);
+    for (std::string_view k : {"ROOT ", "ENTRY "}) {
+      if (before.substr(0, k.size()) == k) before.remove_prefix(k.size());
+    }
+    return before.find_first_not_of(" \t%") == std::string_view::npos;
+  };
+  for (const Instruction& i : file.instructions) {
+    if (!i.is_nested && !i.name.empty() && !starts_line(i.name)) return false;
+  }
+  for (const Computation& c : file.computations) {
+    if (!c.name.empty() && !starts_line(c.name)) return false;
+  }
+  return true;
+}
+
+// Returns false when the file is outside the scanner's contract.
+bool ExpectAgreement(std::string_view text, const std::string& label) {
   auto parsed = Parse(text);
-  if (parsed->HasErrors()) return;  // agreement is defined on valid text
+  if (parsed->HasErrors()) return false;  // agreement is defined on valid text
+  if (!OneInstructionPerLine(*parsed)) return false;
+  CheckAgreement(*parsed, text, label);
+  return true;
+}
+
+void CheckAgreement(const ParsedFile& parsed_file, std::string_view text,
+                    const std::string& label) {
+  const ParsedFile* parsed = &parsed_file;
   std::vector<Def> expected = FromParser(*parsed);
   std::vector<Def> actual = FromScanner(text);
-  ASSERT_EQ(actual.size(), expected.size()) << label;
-  for (size_t i = 0; i < actual.size(); ++i) {
+  for (size_t i = 0; i < std::min(actual.size(), expected.size()); ++i) {
     ASSERT_EQ(actual[i], expected[i]) << label << " symbol " << i;
   }
+  ASSERT_EQ(actual.size(), expected.size())
+      << label << (actual.size() > expected.size() ? " extra: " : " missing: ")
+      << (actual.size() > expected.size() ? actual : expected)
+             [std::min(actual.size(), expected.size())];
 }
 
 constexpr std::string_view kFixture =
@@ -120,7 +160,7 @@ TEST(ScannerAgreementTest, Fixture) {
   if (!ParserIsReal()) GTEST_SKIP() << "hlo::Parse is still a stub";
   auto parsed = Parse(kFixture);
   ASSERT_FALSE(parsed->HasErrors()) << parsed->diagnostics[0].message;
-  ExpectAgreement(kFixture, "fixture");
+  EXPECT_TRUE(ExpectAgreement(kFixture, "fixture"));
 }
 
 TEST(ScannerAgreementTest, CorpusSample) {
@@ -141,18 +181,24 @@ TEST(ScannerAgreementTest, CorpusSample) {
     }
   }
   std::sort(files.begin(), files.end());
-  size_t checked = 0;
-  for (size_t i = 0; i < files.size(); i += 25) {
+  size_t checked = 0, sampled = 0;
+  // HLO_INDEX_AGREEMENT_STRIDE=1 checks every file (a one-off, not CI).
+  const char* stride_env = std::getenv("HLO_INDEX_AGREEMENT_STRIDE");
+  size_t stride = stride_env ? std::max(1, std::atoi(stride_env)) : 25;
+  for (size_t i = 0; i < files.size(); i += stride) {
     std::ifstream in(files[i], std::ios::binary);
     std::stringstream buffer;
     buffer << in.rdbuf();
     std::string text = buffer.str();
     if (text.size() > (8 << 20)) continue;
-    ExpectAgreement(text, files[i].string());
+    bool in_contract = ExpectAgreement(text, files[i].string());
     if (HasFatalFailure()) return;
-    ++checked;
+    checked += in_contract ? 1 : 0;
+    sampled += 1;
   }
-  EXPECT_GT(checked, 0u);
+  std::printf("scanner/parser agreement on %zu of %zu sampled files\n",
+              checked, sampled);
+  EXPECT_GT(checked, sampled / 2);
 }
 
 }  // namespace
