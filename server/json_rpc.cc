@@ -56,6 +56,51 @@ std::string MakeResult(const Json& id, const Json& result) {
   return Dump(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
 }
 
+std::string MakeRawResult(const Json& id, const RawJson& result) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":" + Dump(id) + ",\"result\":";
+  out.reserve(out.size() + result.text.size() + 1);
+  out += result.text;
+  out += '}';
+  return out;
+}
+
+void AppendJsonString(std::string* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(static_cast<char>(c));
+      ++i;
+    } else if (c < 0x20) {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 15]);
+      ++i;
+    } else if (c < 0x80) {
+      out->push_back(static_cast<char>(c));
+      ++i;
+    } else {
+      // Validate one UTF-8 sequence; copy it or write U+FFFD.
+      size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+      bool ok = len > 0 && i + len <= s.size();
+      for (size_t k = 1; ok && k < len; ++k) {
+        ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+      }
+      if (ok) {
+        out->append(s.substr(i, len));
+        i += len;
+      } else {
+        out->append("\xef\xbf\xbd");
+        ++i;
+      }
+    }
+  }
+  out->push_back('"');
+}
+
 std::string MakeError(const Json& id, ErrorCode code, std::string_view message) {
   return Dump(Json{{"jsonrpc", "2.0"},
                    {"id", id},

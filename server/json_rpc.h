@@ -31,6 +31,14 @@ struct RpcError {
   std::string message;
 };
 
+// A result already serialized (large replies skip the JSON DOM).
+struct RawJson {
+  std::string text;
+};
+
+// Appends `s` as a JSON string literal; invalid UTF-8 becomes U+FFFD.
+void AppendJsonString(std::string* out, std::string_view s);
+
 enum class MessageKind { kRequest, kNotification, kResponse, kInvalid };
 
 struct IncomingMessage {
@@ -46,6 +54,7 @@ IncomingMessage ClassifyMessage(Json message);
 
 // Serialized message bodies (invalid UTF-8 in strings is replaced).
 std::string MakeResult(const Json& id, const Json& result);
+std::string MakeRawResult(const Json& id, const RawJson& result);
 std::string MakeError(const Json& id, ErrorCode code, std::string_view message);
 std::string MakeNotification(std::string_view method, const Json& params);
 std::string MakeRequest(const Json& id, std::string_view method,

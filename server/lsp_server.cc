@@ -77,13 +77,13 @@ void LspServer::BindMethods() {
       TextDocumentPositionParams p;
       std::string error;
       if (!FromJson(r.params, &p, &error)) return InvalidParams(error);
-      return WithSnapshot(r, [&](const Snapshot& s) { return feature(s, p.position); });
+      return WithSnapshot(r, [&](const Snapshot& s) -> Reply { return feature(s, p.position); });
     };
   };
   auto document_feature = [this](auto feature) {
     return [this, feature](const Request& r) -> Reply {
       if (r.uri.empty()) return InvalidParams("missing textDocument.uri");
-      return WithSnapshot(r, [&](const Snapshot& s) { return feature(s); });
+      return WithSnapshot(r, [&](const Snapshot& s) -> Reply { return feature(s); });
     };
   };
   auto range_feature = [this](auto feature) {
@@ -91,7 +91,7 @@ void LspServer::BindMethods() {
       RangeParams p;
       std::string error;
       if (!FromJson(r.params, &p, &error)) return InvalidParams(error);
-      return WithSnapshot(r, [&](const Snapshot& s) { return feature(s, p.range); });
+      return WithSnapshot(r, [&](const Snapshot& s) -> Reply { return feature(s, p.range); });
     };
   };
   auto call_feature = [this](bool incoming) {
@@ -101,7 +101,7 @@ void LspServer::BindMethods() {
       if (!FromJson(r.params, &item, &error)) return InvalidParams(error);
       Request scoped = r;
       scoped.uri = item.uri;
-      return WithSnapshot(scoped, [&](const Snapshot& s) {
+      return WithSnapshot(scoped, [&](const Snapshot& s) -> Reply {
         Json out = Json::array();
         for (const CallHierarchyCall& c :
              incoming ? IncomingCalls(s, item) : OutgoingCalls(s, item)) {
@@ -122,8 +122,8 @@ void LspServer::BindMethods() {
          shutdown_requested_ = true;
          return Json(nullptr);
        }},
-      {"textDocument/documentSymbol", document_feature([](const Snapshot& s) {
-         return ToJsonArray(DocumentSymbols(s));
+      {"textDocument/documentSymbol", document_feature([](const Snapshot& s) -> Reply {
+         return EncodeSymbols(DocumentSymbols(s));
        })},
       {"textDocument/definition", definition},
       {"textDocument/declaration", definition},
@@ -132,7 +132,7 @@ void LspServer::BindMethods() {
          ReferenceParams p;
          std::string error;
          if (!FromJson(r.params, &p, &error)) return InvalidParams(error);
-         return WithSnapshot(r, [&](const Snapshot& s) {
+         return WithSnapshot(r, [&](const Snapshot& s) -> Reply {
            return ToJsonArray(References(s, p.position, p.include_declaration));
          });
        }},
@@ -145,19 +145,19 @@ void LspServer::BindMethods() {
          return h ? ToJson(*h) : Json(nullptr);
        })},
       {"textDocument/inlayHint",
-       range_feature([this](const Snapshot& s, Range range) {
+       range_feature([this](const Snapshot& s, Range range) -> Reply {
          if (!inlay_hints_) return Json::array();
          return ToJsonArray(InlayHints(s, range));
        })},
       {"textDocument/foldingRange", document_feature([](const Snapshot& s) {
          return ToJsonArray(FoldingRanges(s));
        })},
-      {"textDocument/semanticTokens/full", document_feature([](const Snapshot& s) {
-         return ToJson(SemanticTokensFull(s));
+      {"textDocument/semanticTokens/full", document_feature([](const Snapshot& s) -> Reply {
+         return EncodeSemanticTokens(SemanticTokensFull(s));
        })},
       {"textDocument/semanticTokens/range",
-       range_feature([](const Snapshot& s, Range range) {
-         return ToJson(SemanticTokensRange(s, range));
+       range_feature([](const Snapshot& s, Range range) -> Reply {
+         return EncodeSemanticTokens(SemanticTokensRange(s, range));
        })},
       {"textDocument/documentLink", document_feature([](const Snapshot& s) {
          return ToJsonArray(DocumentLinks(s));
@@ -363,13 +363,15 @@ void LspServer::RunRequest(const Request& request, const RequestHandler& handler
   }
   if (const RpcError* e = std::get_if<RpcError>(&reply)) {
     Send(MakeError(request.id, e->code, e->message));
+  } else if (const RawJson* raw = std::get_if<RawJson>(&reply)) {
+    Send(MakeRawResult(request.id, *raw));
   } else {
     Send(MakeResult(request.id, std::get<Json>(reply)));
   }
 }
 
 LspServer::Reply LspServer::WithSnapshot(
-    const Request& request, const std::function<Json(const Snapshot&)>& feature) {
+    const Request& request, const std::function<Reply(const Snapshot&)>& feature) {
   const std::atomic<bool>* cancelled = request.cancelled.get();
   std::shared_ptr<const Snapshot> snap =
       documents_->Get(request.uri, request.generation, cancelled);
@@ -381,7 +383,7 @@ LspServer::Reply LspServer::WithSnapshot(
     return !snap->from_disk && documents_->Generation(request.uri) != snap->generation;
   };
   if (modified()) return RpcError{ErrorCode::kContentModified, "content modified"};
-  Json result = feature(*snap);
+  Reply result = feature(*snap);
   if (cancelled->load()) return RpcError{ErrorCode::kRequestCancelled, "cancelled"};
   if (modified()) return RpcError{ErrorCode::kContentModified, "content modified"};
   return result;

@@ -37,7 +37,7 @@ class LspServer {
     uint64_t generation = 0;  // the document's edit counter on arrival
     std::shared_ptr<std::atomic<bool>> cancelled;
   };
-  using Reply = std::variant<Json, RpcError>;
+  using Reply = std::variant<Json, RawJson, RpcError>;
   using RequestHandler = std::function<Reply(const Request&)>;
 
   LspServer(Transport* transport, Options options);
@@ -65,7 +65,7 @@ class LspServer {
   // Runs `feature` on the document's snapshot, with the cancellation and
   // content-modified rules applied around it.
   Reply WithSnapshot(const Request& request,
-                     const std::function<Json(const Snapshot&)>& feature);
+                     const std::function<Reply(const Snapshot&)>& feature);
 
   Transport* transport_;
   Options options_;

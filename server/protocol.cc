@@ -310,6 +310,80 @@ Json ToJson(const CallHierarchyCall& c, bool incoming) {
               {"fromRanges", ToJsonArray(c.from_ranges)}};
 }
 
+namespace {
+
+void AppendUint(std::string* out, uint64_t v) {
+  char buf[24];
+  char* end = buf + sizeof(buf);
+  char* p = end;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  out->append(p, end);
+}
+
+void AppendRange(std::string* out, const Range& r) {
+  out->append("{\"start\":{\"line\":");
+  AppendUint(out, r.start.line);
+  out->append(",\"character\":");
+  AppendUint(out, r.start.character);
+  out->append("},\"end\":{\"line\":");
+  AppendUint(out, r.end.line);
+  out->append(",\"character\":");
+  AppendUint(out, r.end.character);
+  out->append("}}");
+}
+
+void AppendSymbol(std::string* out, const DocumentSymbol& s, int depth) {
+  out->append("{\"name\":");
+  AppendJsonString(out, s.name.empty() ? std::string_view("<anonymous>") : s.name);
+  if (!s.detail.empty()) {
+    out->append(",\"detail\":");
+    AppendJsonString(out, s.detail);
+  }
+  out->append(",\"kind\":");
+  AppendUint(out, static_cast<uint64_t>(s.kind));
+  out->append(",\"range\":");
+  AppendRange(out, s.range);
+  out->append(",\"selectionRange\":");
+  AppendRange(out, s.selection_range);
+  if (!s.children.empty() && depth < 8) {
+    out->append(",\"children\":[");
+    for (size_t i = 0; i < s.children.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendSymbol(out, s.children[i], depth + 1);
+    }
+    out->push_back(']');
+  }
+  out->push_back('}');
+}
+
+}  // namespace
+
+RawJson EncodeSymbols(const std::vector<DocumentSymbol>& symbols) {
+  RawJson raw;
+  raw.text.push_back('[');
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    if (i) raw.text.push_back(',');
+    AppendSymbol(&raw.text, symbols[i], 0);
+  }
+  raw.text.push_back(']');
+  return raw;
+}
+
+RawJson EncodeSemanticTokens(const SemanticTokens& tokens) {
+  RawJson raw;
+  raw.text.reserve(tokens.data.size() * 3 + 16);
+  raw.text.append("{\"data\":[");
+  for (size_t i = 0; i < tokens.data.size(); ++i) {
+    if (i) raw.text.push_back(',');
+    AppendUint(&raw.text, tokens.data[i]);
+  }
+  raw.text.append("]}");
+  return raw;
+}
+
 Json ToJson(const SemanticTokens& t) { return Json{{"data", t.data}}; }
 
 }  // namespace hlo_lsp

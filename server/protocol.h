@@ -186,6 +186,10 @@ Json ToJson(const CallHierarchyItem& i);
 Json ToJson(const SemanticTokens& t);
 Json ToJson(const CallHierarchyCall& c, bool incoming);
 
+// Large replies, serialized without building a JSON DOM.
+RawJson EncodeSymbols(const std::vector<DocumentSymbol>& symbols);
+RawJson EncodeSemanticTokens(const SemanticTokens& tokens);
+
 template <typename T>
 Json ToJsonArray(const std::vector<T>& items) {
   Json out = Json::array();

@@ -1,0 +1,396 @@
+#!/usr/bin/env node
+// End-to-end tests: drives the real hlo-lsp binary through vscode-jsonrpc
+// (the transport vscode-languageclient uses) and checks every feature on
+// our fixtures and, when ../shared/corpus/dumps exists, on real dumps.
+// Usage: node lsp-e2e.js <path to hlo-lsp> [corpus dumps dir]
+// Prints one line per check and a final "N passed, N failed".
+'use strict';
+const cp = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const { pathToFileURL } = require('url');
+let rpc, P;
+try {
+  rpc = require('vscode-jsonrpc/node');
+  P = require('vscode-languageserver-protocol');
+} catch (e) {
+  console.log('SKIP: npm packages missing; run `npm ci` in tests/e2e (or tests/e2e/run.sh)');
+  process.exit(77);
+}
+
+const server = process.argv[2];
+const corpusDir = process.argv[3] || path.resolve(__dirname, '../../../shared/corpus/dumps');
+const fixtures = path.join(__dirname, 'fixtures');
+let passed = 0, failed = 0;
+
+function check(name, ok, detail) {
+  if (ok) passed++; else failed++;
+  const d = ok ? '' : ' ' + JSON.stringify(detail === undefined ? null : detail).slice(0, 600);
+  console.log(`${ok ? 'PASS' : 'FAIL'} ${name}${d}`);
+}
+
+const withTimeout = (p, ms, what) => Promise.race([p,
+  new Promise((_, rej) => setTimeout(() => rej(new Error(`timeout: ${what}`)), ms))]);
+
+class Session {
+  static async start({ encodings, initOptions } = {}) {
+    const s = new Session();
+    s.child = cp.spawn(server, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    s.stderr = '';
+    s.child.stderr.on('data', d => { s.stderr += d; if (process.env.LSP_DEBUG) process.stderr.write(d); });
+    s.exited = new Promise(r => s.child.on('exit', (code, sig) => r(sig ? sig : code)));
+    s.conn = rpc.createMessageConnection(new rpc.StreamMessageReader(s.child.stdout),
+                                         new rpc.StreamMessageWriter(s.child.stdin));
+    s.diagnostics = new Map();
+    s.waiters = [];
+    s.logs = [];
+    s.conn.onNotification(P.PublishDiagnosticsNotification.type, p => {
+      s.diagnostics.set(p.uri, p);
+      s.waiters = s.waiters.filter(w => !w(p));
+    });
+    s.conn.onNotification(P.LogMessageNotification.type, p => s.logs.push(p));
+    s.conn.onRequest(() => null);
+    s.conn.listen();
+    const capabilities = {
+      general: encodings ? { positionEncodings: encodings } : undefined,
+      textDocument: {
+        hover: { contentFormat: ['markdown'] },
+        documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+        semanticTokens: { requests: { full: true, range: true }, tokenTypes: [], tokenModifiers: [], formats: ['relative'] },
+        inlayHint: {}, callHierarchy: {}, foldingRange: {}, documentLink: {},
+      },
+      workspace: { inlayHint: { refreshSupport: true } },
+    };
+    s.init = await withTimeout(s.conn.sendRequest(P.InitializeRequest.type, {
+      processId: process.pid, rootUri: null, capabilities, initializationOptions: initOptions,
+    }), 15000, 'initialize');
+    s.conn.sendNotification(P.InitializedNotification.type, {});
+    return s;
+  }
+  open(file, text) {
+    const uri = pathToFileURL(file).href;
+    text = text === undefined ? fs.readFileSync(file, 'utf8') : text;
+    this.conn.sendNotification(P.DidOpenTextDocumentNotification.type,
+      { textDocument: { uri, languageId: 'hlo', version: 1, text } });
+    return { uri, text, lines: text.split('\n') };
+  }
+  req(type, params, ms = 20000) { return withTimeout(this.conn.sendRequest(type, params), ms, type.method); }
+  waitDiagnostics(uri, pred = () => true, ms = 20000) {
+    const have = this.diagnostics.get(uri);
+    if (have && pred(have)) return Promise.resolve(have);
+    return withTimeout(new Promise(res => this.waiters.push(p => {
+      if (p.uri === uri && pred(p)) { res(p); return true; } return false; })), ms, 'diagnostics');
+  }
+  async stop() {
+    await this.req(P.ShutdownRequest.type, undefined, 10000);
+    this.conn.sendNotification(P.ExitNotification.type);
+    const code = await withTimeout(this.exited, 10000, 'server exit').catch(e => e.message);
+    this.conn.dispose();
+    return code;
+  }
+}
+
+// 0-based position of `needle` (the occurrence after `after`) on the 0-based line.
+function posOf(doc, line, needle, after = '') {
+  const text = doc.lines[line];
+  const from = after ? text.indexOf(after) + after.length : 0;
+  const character = text.indexOf(needle, from);
+  if (character < 0) throw new Error(`'${needle}' not on line ${line}: ${text}`);
+  return { line, character: character + (needle.startsWith('%') ? 1 : 0) };
+}
+function lineOf(doc, needle) { return doc.lines.findIndex(l => l.includes(needle)); }
+const td = doc => ({ uri: doc.uri });
+const hoverText = h => h && h.contents && (h.contents.value || JSON.stringify(h.contents)) || '';
+function textAt(doc, range) {
+  if (range.start.line !== range.end.line) return null;
+  return doc.lines[range.start.line].slice(range.start.character, range.end.character);
+}
+
+async function fixtureTests() {
+  const s = await Session.start();
+  const caps = s.init.capabilities;
+  check('initialize: utf-16 by default', caps.positionEncoding === 'utf-16', caps.positionEncoding);
+  for (const cap of ['documentSymbolProvider', 'definitionProvider', 'declarationProvider', 'referencesProvider',
+                     'documentHighlightProvider', 'hoverProvider', 'inlayHintProvider', 'foldingRangeProvider',
+                     'semanticTokensProvider', 'documentLinkProvider', 'callHierarchyProvider']) {
+    check(`capability ${cap}`, !!caps[cap], caps);
+  }
+  check('semantic tokens: full and range', caps.semanticTokensProvider.full && caps.semanticTokensProvider.range);
+
+  const doc = s.open(path.join(fixtures, 'basic.hlo'));
+  const diag = await s.waitDiagnostics(doc.uri);
+  check('diagnostics: clean file has none', diag.diagnostics.length === 0, diag.diagnostics);
+
+  const errs = s.open(path.join(fixtures, 'errors.hlo'));
+  const ed = await s.waitDiagnostics(errs.uri);
+  const undef = ed.diagnostics.find(d => /undefined/.test(d.message));
+  check('diagnostics: undefined operand', undef && textAt(errs, undef.range) === 'missing', ed.diagnostics);
+  check('diagnostics: syntax error with severity error',
+        ed.diagnostics.some(d => d.severity === 1 && d !== undef), ed.diagnostics);
+
+  // documentSymbol
+  const syms = await s.req(P.DocumentSymbolRequest.type, { textDocument: td(doc) });
+  const mod = syms && syms[0];
+  check('documentSymbol: module', mod && mod.name === 'basic_module' && mod.kind === 2, syms);
+  const comps = (mod && mod.children) || [];
+  const byName = n => comps.find(c => c.name === n);
+  check('documentSymbol: computations', ['add_f32', 'fused_computation', 'body', 'cond', 'main'].every(byName),
+        comps.map(c => c.name));
+  check('documentSymbol: ENTRY marked', byName('main') && /ENTRY/.test(byName('main').detail), byName('main'));
+  check('documentSymbol: fusion kind in detail',
+        byName('fused_computation') && /kLoop/.test(byName('fused_computation').detail), byName('fused_computation'));
+  const fusionSym = byName('main') && byName('main').children.find(c => c.name === 'fusion');
+  check('documentSymbol: instruction with opcode and shape',
+        fusionSym && /fusion/.test(fusionSym.detail) && /f32\[4\]/.test(fusionSym.detail), fusionSym);
+  check('documentSymbol: selection range is the name',
+        fusionSym && textAt(doc, fusionSym.selectionRange) === 'fusion', fusionSym);
+
+  // definition / declaration
+  const sumLine = lineOf(doc, '%sum =');
+  const fusionDefLine = lineOf(doc, '%fusion =');
+  let def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, sumLine, '%fusion') });
+  check('definition: operand -> instruction', def && def[0] && def[0].range.start.line === fusionDefLine &&
+        textAt(doc, def[0].range) === 'fusion', def);
+  def = await s.req(P.DeclarationRequest.type, { textDocument: td(doc), position: posOf(doc, sumLine, '%fusion') });
+  check('declaration: aliases definition', def && def[0] && def[0].range.start.line === fusionDefLine, def);
+  def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, sumLine, '%add_f32') });
+  check('definition: to_apply -> computation', def && def[0] && textAt(doc, def[0].range) === 'add_f32' &&
+        def[0].range.start.line === lineOf(doc, '%add_f32 ('), def);
+  def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, fusionDefLine, '%fused_computation') });
+  check('definition: calls -> computation', def && def[0] && def[0].range.start.line === lineOf(doc, '%fused_computation ('), def);
+  const loopLine = lineOf(doc, '%loop =');
+  def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, loopLine, '%body') });
+  check('definition: while body -> computation', def && def[0] && def[0].range.start.line === lineOf(doc, '%body ('), def);
+  def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, loopLine, '%cond') });
+  check('definition: while condition -> computation', def && def[0] && def[0].range.start.line === lineOf(doc, '%cond ('), def);
+  const outLine = lineOf(doc, 'ROOT %out');
+  def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, outLine, '%sum') });
+  check('definition: control predecessor -> instruction', def && def[0] && def[0].range.start.line === sumLine, def);
+  const param1Line = lineOf(doc, '%param_1 = ');
+  def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, param1Line, '%param_1') });
+  check('definition: parameter of a fusion -> call-site operand',
+        def && def.some(l => l.range.start.line === fusionDefLine), def);
+
+  // references / highlights
+  let refs = await s.req(P.ReferencesRequest.type, { textDocument: td(doc), position: posOf(doc, fusionDefLine, '%fusion'),
+                                                   context: { includeDeclaration: true } });
+  check('references: declaration + 3 uses of %fusion', refs && refs.length === 4 &&
+        refs.every(r => textAt(doc, r.range) === 'fusion'), refs);
+  refs = await s.req(P.ReferencesRequest.type, { textDocument: td(doc), position: posOf(doc, sumLine, '%sum'),
+                                                context: { includeDeclaration: false } });
+  check('references: control-predecessor use', refs && refs.length === 1 && refs[0].range.start.line === outLine, refs);
+  refs = await s.req(P.ReferencesRequest.type, { textDocument: td(doc), position: posOf(doc, lineOf(doc, '%add_f32 ('), 'add_f32'),
+                                                context: { includeDeclaration: false } });
+  check('references: callers of a computation', refs && refs.length === 1 && refs[0].range.start.line === sumLine, refs);
+  const nextLine = lineOf(doc, '%next =');
+  const hl = await s.req(P.DocumentHighlightRequest.type, { textDocument: td(doc), position: posOf(doc, nextLine, '%i') });
+  check('documentHighlight: %i in body (declaration + use)', hl && hl.length === 2 &&
+        hl.some(h => h.kind === 3) && hl.every(h => h.range.start.line < lineOf(doc, '%cond (')), hl);
+
+  // hover
+  let hov = await s.req(P.HoverRequest.type, { textDocument: td(doc), position: posOf(doc, fusionDefLine, '%fusion') });
+  let ht = hoverText(hov);
+  for (const [what, re] of [['shape with layout', /f32\[4\]\{0\}/], ['element count', /elements: 4\b/],
+                            ['byte size', /bytes: 16\b/], ['users', /Users: 3/], ['sharding', /replicated/],
+                            ['op_name', /jit\(f\)\/mul/], ['source', /hlo_lsp_e2e_model\.py:12/],
+                            ['operands', /%input/], ['markdown', () => hov.contents.kind === 'markdown']]) {
+    check(`hover on instruction: ${what}`, typeof re === 'function' ? re() : re.test(ht), ht);
+  }
+  hov = await s.req(P.HoverRequest.type, { textDocument: td(doc), position: posOf(doc, sumLine, '%add_f32') });
+  ht = hoverText(hov);
+  check('hover on computation: signature', /add_f32 \(x: f32\[\], y: f32\[\]\) -> f32\[\]/.test(ht), ht);
+  check('hover on computation: callers', /Callers \(1\)/.test(ht) && /%sum/.test(ht), ht);
+  hov = await s.req(P.HoverRequest.type, { textDocument: td(doc), position: posOf(doc, sumLine, '%zero') });
+  check('hover on operand: its definition', /constant/.test(hoverText(hov)) && /f32\[\]/.test(hoverText(hov)), hoverText(hov));
+  hov = await s.req(P.HoverRequest.type, { textDocument: td(doc), position: { line: 1, character: 0 } });
+  check('hover on blank line: null', hov === null, hov);
+
+  // inlay hints
+  const bodyStart = lineOf(doc, '%body ('), bodyEnd = lineOf(doc, '%cond (');
+  const range = { start: { line: bodyStart, character: 0 }, end: { line: bodyEnd, character: 0 } };
+  let hints = await s.req(P.InlayHintRequest.type, { textDocument: td(doc), range });
+  const gteHint = hints && hints.find(h => h.position.line === lineOf(doc, '%i = s32[] get-tuple-element'));
+  check('inlayHint: shape of a bare operand', gteHint && /\(s32\[\], f32\[4\]\)/.test(gteHint.label), hints);
+  check('inlayHint: none where the text has the shape', hints && !hints.some(h => h.position.line === sumLine), hints);
+  check('inlayHint: next operands', hints && hints.filter(h => h.position.line === nextLine).length === 2, hints);
+  s.conn.sendNotification(P.DidChangeConfigurationNotification.type, { settings: { hlo: { inlayHints: false } } });
+  hints = await s.req(P.InlayHintRequest.type, { textDocument: td(doc), range });
+  check('inlayHint: disabled by configuration', Array.isArray(hints) && hints.length === 0, hints);
+  s.conn.sendNotification(P.DidChangeConfigurationNotification.type, { settings: { hlo: { inlayHints: true } } });
+  hints = await s.req(P.InlayHintRequest.type, { textDocument: td(doc), range });
+  check('inlayHint: enabled again', hints && hints.length > 0, hints);
+
+  // folding
+  const folds = await s.req(P.FoldingRangeRequest.type, { textDocument: td(doc) });
+  check('foldingRange: computations', folds && folds.some(f => f.startLine === bodyStart && f.endLine === bodyEnd - 2), folds);
+
+  // semantic tokens
+  const full = await s.req(P.SemanticTokensRequest.type, { textDocument: td(doc) });
+  const legend = caps.semanticTokensProvider.legend.tokenTypes;
+  const decoded = [];
+  if (full && full.data) {
+    let line = 0, ch = 0;
+    for (let i = 0; i + 4 < full.data.length; i += 5) {
+      line += full.data[i]; ch = full.data[i] ? full.data[i + 1] : ch + full.data[i + 1];
+      decoded.push({ line, ch, text: doc.lines[line].substr(ch, full.data[i + 2]), type: legend[full.data[i + 3]] });
+    }
+  }
+  check('semanticTokens/full: opcode as keyword', decoded.some(t => t.text === 'get-tuple-element' && t.type === 'keyword'), decoded.slice(0, 20));
+  check('semanticTokens/full: shapes as type', decoded.some(t => t.text === 'f32[4]{0}' && t.type === 'type'), decoded.slice(0, 20));
+  check('semanticTokens/full: attribute keys', decoded.some(t => t.text === 'to_apply' && t.type === 'property'));
+  check('semanticTokens/full: computation refs', decoded.some(t => t.text === 'add_f32' && t.type === 'function'));
+  const part = await s.req(P.SemanticTokensRangeRequest.type, { textDocument: td(doc), range });
+  check('semanticTokens/range: a subset', part && part.data.length > 0 && part.data.length < full.data.length,
+        [part && part.data.length, full && full.data.length]);
+
+  // document links
+  const links = await s.req(P.DocumentLinkRequest.type, { textDocument: td(doc) });
+  check('documentLink: source_file with line', links && links.some(l => l.target === 'file:///tmp/hlo_lsp_e2e_model.py#L12' &&
+        textAt(doc, l.range) === '/tmp/hlo_lsp_e2e_model.py'), links);
+
+  // call hierarchy
+  const items = await s.req(P.CallHierarchyPrepareRequest.type, { textDocument: td(doc), position: posOf(doc, sumLine, '%add_f32') });
+  check('callHierarchy: prepare on a reference', items && items[0] && items[0].name === 'add_f32', items);
+  const incoming = items && items[0] ? await s.req(P.CallHierarchyIncomingCallsRequest.type, { item: items[0] }) : null;
+  check('callHierarchy: incoming from main', incoming && incoming.length === 1 && incoming[0].from.name === 'main', incoming);
+  const mainItems = await s.req(P.CallHierarchyPrepareRequest.type, { textDocument: td(doc), position: posOf(doc, lineOf(doc, 'ENTRY %main'), '%main') });
+  const outgoing = mainItems && mainItems[0] ? await s.req(P.CallHierarchyOutgoingCallsRequest.type, { item: mainItems[0] }) : null;
+  check('callHierarchy: outgoing from main', outgoing && ['add_f32', 'fused_computation', 'body', 'cond']
+        .every(n => outgoing.some(c => c.to.name === n)), outgoing && outgoing.map(c => c.to.name));
+
+  // incremental edits: rename %zero's definition, then its use, and check.
+  const zeroLine = lineOf(doc, '%zero =');
+  s.conn.sendNotification(P.DidChangeTextDocumentNotification.type, {
+    textDocument: { uri: doc.uri, version: 2 },
+    contentChanges: [
+      { range: { start: posOf(doc, zeroLine, '%zero'), end: { line: zeroLine, character: posOf(doc, zeroLine, '%zero').character + 4 } }, text: 'nought' },
+    ],
+  });
+  const d2 = await s.waitDiagnostics(doc.uri, p => p.version === 2);
+  check('didChange: undefined use reported after a rename', d2.diagnostics.some(d => /zero/.test(d.message)), d2.diagnostics);
+  const sumChar = doc.lines[sumLine].indexOf('%zero') + 1;
+  s.conn.sendNotification(P.DidChangeTextDocumentNotification.type, {
+    textDocument: { uri: doc.uri, version: 3 },
+    contentChanges: [{ range: { start: { line: sumLine, character: sumChar }, end: { line: sumLine, character: sumChar + 4 } }, text: 'nought' }],
+  });
+  const d3 = await s.waitDiagnostics(doc.uri, p => p.version === 3);
+  check('didChange: clean again', d3.diagnostics.length === 0, d3.diagnostics);
+  def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: { line: sumLine, character: sumChar + 1 } });
+  check('didChange: definition follows the edit', def && def[0] && def[0].range.start.line === zeroLine, def);
+
+  // a document that is not open is read from disk
+  const diskUri = pathToFileURL(path.join(fixtures, 'unicode.hlo')).href;
+  const diskSyms = await s.req(P.DocumentSymbolRequest.type, { textDocument: { uri: diskUri } });
+  check('unopened document: served from disk', diskSyms && diskSyms[0] && diskSyms[0].name === 'unicode', diskSyms);
+  let err = null;
+  await s.req(P.HoverRequest.type, { textDocument: { uri: 'file:///nonexistent/x.hlo' }, position: { line: 0, character: 0 } })
+    .catch(e => { err = e; });
+  check('unknown document: an error, not a crash', err && err.code === -32602, err && err.message);
+  err = null;
+  await s.req(new P.RequestType('hlo/noSuchMethod'), {}).catch(e => { err = e; });
+  check('unknown method: MethodNotFound', err && err.code === -32601, err && err.message);
+
+  // close clears diagnostics
+  s.conn.sendNotification(P.DidCloseTextDocumentNotification.type, { textDocument: { uri: errs.uri } });
+  const cleared = await s.waitDiagnostics(errs.uri, p => p.diagnostics.length === 0);
+  check('didClose: diagnostics cleared', !!cleared);
+
+  const code = await s.stop();
+  check('exit code 0 after shutdown', code === 0, code);
+}
+
+async function encodingTests() {
+  for (const enc of ['utf-8', 'utf-16']) {
+    const s = await Session.start({ encodings: enc === 'utf-8' ? ['utf-8', 'utf-16'] : ['utf-16'] });
+    check(`${enc}: negotiated`, s.init.capabilities.positionEncoding === enc, s.init.capabilities.positionEncoding);
+    const doc = s.open(path.join(fixtures, 'unicode.hlo'));
+    const line = lineOf(doc, 'ROOT %r');
+    const pos16 = posOf(doc, line, '%p', 'negate(');
+    const character = enc === 'utf-8' ? Buffer.byteLength(doc.lines[line].slice(0, pos16.character)) : pos16.character;
+    const def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: { line, character } });
+    check(`${enc}: definition after non-ASCII text`, def && def[0] && def[0].range.start.line === lineOf(doc, '%p = '), def);
+    const hl = await s.req(P.DocumentHighlightRequest.type, { textDocument: td(doc), position: { line, character } });
+    const use = hl && hl.find(h => h.range.start.line === line);
+    check(`${enc}: ranges in ${enc} units`, use && use.range.start.character === character &&
+          use.range.end.character === character + 1, hl);
+    await s.stop();
+  }
+}
+
+function corpusFiles() {
+  if (!fs.existsSync(corpusDir)) return [];
+  const all = [];
+  const walk = d => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walk(p); else if (/\.(hlo|txt|pbtxt)$/.test(e.name)) all.push({ p, size: fs.statSync(p).size });
+  } };
+  walk(corpusDir);
+  return all.sort((a, b) => b.size - a.size).slice(0, 4).map(f => f.p);
+}
+
+async function corpusTests() {
+  const files = corpusFiles();
+  if (!files.length) { console.log(`SKIP corpus: ${corpusDir} not found`); return; }
+  const s = await Session.start({ encodings: ['utf-16'] });
+  for (const file of files) {
+    const name = path.basename(file);
+    const doc = s.open(file);
+    const t0 = Date.now();
+    const syms = await s.req(P.DocumentSymbolRequest.type, { textDocument: td(doc) }, 60000);
+    const outlineMs = Date.now() - t0;
+    const comps = (syms || []).flatMap(m => m.kind === 2 ? m.children || [] : [m]);
+    check(`corpus ${name}: documentSymbol (${comps.length} computations, ${outlineMs} ms)`, comps.length > 0, syms && syms.length);
+    // An operand use: the last instruction with a named operand in the entry.
+    const entry = comps.find(c => /ENTRY/.test(c.detail || '')) || comps[comps.length - 1];
+    let found = null;
+    for (let l = entry.range.end.line; l > entry.range.start.line && !found; --l) {
+      const m = /^\s*(?:ROOT )?%?([\w.\-]+) = .*?\w\((?:[^()%]*?\s)?%?([A-Za-z_][\w.\-]*)[,)]/.exec(doc.lines[l]);
+      if (m && !/^\d/.test(m[2])) {
+        const at = doc.lines[l].indexOf(m[2], doc.lines[l].indexOf('('));
+        if (at > 0) found = { line: l, character: at, name: m[2] };
+      }
+    }
+    if (found) {
+      const def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: found });
+      check(`corpus ${name}: definition of ${found.name}`, def && def[0] && textAt(doc, def[0].range) === found.name, def);
+      const hov = await s.req(P.HoverRequest.type, { textDocument: td(doc), position: found });
+      check(`corpus ${name}: hover`, /Shape:/.test(hoverText(hov)), hoverText(hov).slice(0, 200));
+      const refs = await s.req(P.ReferencesRequest.type, { textDocument: td(doc), position: found, context: { includeDeclaration: true } });
+      check(`corpus ${name}: references`, refs && refs.length >= 2 && refs.every(r => textAt(doc, r.range) === found.name), refs && refs.length);
+    } else {
+      check(`corpus ${name}: found an operand to test`, false, entry.name);
+    }
+    const diags = await s.waitDiagnostics(doc.uri, () => true, 60000);
+    check(`corpus ${name}: diagnostics published (${diags.diagnostics.length})`, Array.isArray(diags.diagnostics));
+    const range = { start: { line: 0, character: 0 }, end: { line: Math.min(200, doc.lines.length - 1), character: 0 } };
+    const toks = await s.req(P.SemanticTokensRangeRequest.type, { textDocument: td(doc), range });
+    check(`corpus ${name}: semanticTokens/range`, toks && toks.data.length > 0 && toks.data.length % 5 === 0);
+    const hints = await s.req(P.InlayHintRequest.type, { textDocument: td(doc), range });
+    check(`corpus ${name}: inlayHint`, Array.isArray(hints));
+    const folds = await s.req(P.FoldingRangeRequest.type, { textDocument: td(doc) });
+    check(`corpus ${name}: foldingRange`, folds && folds.length >= comps.length);
+    const items = await s.req(P.CallHierarchyPrepareRequest.type, { textDocument: td(doc), position: entry.selectionRange.start });
+    const out = items && items[0] ? await s.req(P.CallHierarchyOutgoingCallsRequest.type, { item: items[0] }) : null;
+    check(`corpus ${name}: callHierarchy`, Array.isArray(out), items);
+    await s.req(P.DocumentLinkRequest.type, { textDocument: td(doc) }).then(
+      l => check(`corpus ${name}: documentLink`, Array.isArray(l)), e => check(`corpus ${name}: documentLink`, false, e.message));
+    // Cancellation through the client's token: a reply or RequestCancelled, never silence.
+    const source = new rpc.CancellationTokenSource();
+    const pending = s.conn.sendRequest(P.SemanticTokensRequest.type, { textDocument: td(doc) }, source.token);
+    source.cancel();
+    const outcome = await withTimeout(pending.then(() => 'result', e => e.code), 60000, 'cancelled request');
+    check(`corpus ${name}: cancelled request answered`, outcome === 'result' || outcome === -32800, outcome);
+  }
+  const code = await s.stop();
+  check('corpus session: exit code 0', code === 0, code);
+}
+
+async function main() {
+  if (!server || !fs.existsSync(server)) { console.error(`usage: lsp-e2e.js <hlo-lsp binary>`); process.exit(2); }
+  for (const t of [fixtureTests, encodingTests, corpusTests]) {
+    try { await t(); } catch (e) { check(`${t.name} ran to the end`, false, String(e && e.stack || e)); }
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+main();
