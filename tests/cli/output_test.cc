@@ -1,0 +1,198 @@
+// `check` and `outline` output, byte for byte, on fixtures with known
+// positions: the formats of contracts.md.
+#include <string>
+
+#include "cli_runner.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace hlo_lsp::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+
+constexpr char kClean[] = R"(HloModule clean, entry_computation_layout={(f32[4]{0})->f32[]}
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = f32[] add(f32[] %a, f32[] %b)
+}
+
+ENTRY %main (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %zero = f32[] constant(0)
+  ROOT %r = f32[] reduce(f32[4]{0} %p, f32[] %zero), dimensions={0}, to_apply=%sum
+}
+)";
+
+// 1-based column of the first `needle` on 1-based line `line` of `text`.
+int ColumnOf(const std::string& text, int line, const std::string& needle) {
+  size_t start = 0;
+  for (int i = 1; i < line; ++i) start = text.find('\n', start) + 1;
+  return static_cast<int>(text.find(needle, start) - start) + 1;
+}
+
+TEST(CliCheckTest, CleanFilePrintsNothingAndExitsZero) {
+  CliRunner cli;
+  cli.Write("clean.hlo", kClean);
+  RunResult r = cli.Run("check clean.hlo");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliCheckTest, ShippedExamplesAreClean) {
+  CliRunner cli;
+  RunResult r = cli.Run("check '" HLO_LSP_SOURCE_DIR "'/examples/*");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliCheckTest, UndefinedOperandIsAnErrorAtItsPosition) {
+  std::string text = kClean;
+  text.replace(text.find("%p, f32[] %zero"), 15, "%p, f32[] %nope");
+  CliRunner cli;
+  cli.Write("bad.hlo", text);
+  RunResult r = cli.Run("check bad.hlo");
+  EXPECT_EQ(r.exit_code, 1);
+  // Line 12; the column is that of the name, with or without its '%'.
+  int with_percent = ColumnOf(text, 12, "%nope");
+  std::string at_percent = "bad.hlo:12:" + std::to_string(with_percent) + ": ";
+  std::string at_name = "bad.hlo:12:" + std::to_string(with_percent + 1) + ": ";
+  ASSERT_THAT(r.out, MatchesRegex("(bad\\.hlo:[0-9]+:[0-9]+: (error|warning): "
+                                  "[^\n]+\n)+"));
+  EXPECT_TRUE(r.out.rfind(at_percent + "error: ", 0) == 0 ||
+              r.out.rfind(at_name + "error: ", 0) == 0)
+      << r.out;
+  EXPECT_THAT(r.out, HasSubstr("nope"));
+}
+
+TEST(CliCheckTest, UndefinedComputationIsAnError) {
+  std::string text = kClean;
+  text.replace(text.find("to_apply=%sum"), 13, "to_apply=%gone");
+  CliRunner cli;
+  cli.Write("bad.hlo", text);
+  RunResult r = cli.Run("check bad.hlo");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, MatchesRegex("bad\\.hlo:12:[0-9]+: error: [^\n]*gone[^\n]*"
+                                  "\n"));
+}
+
+TEST(CliCheckTest, ColumnsCountBytesAndCrlfKeepsLines) {
+  // A two-byte character before the error on the same line, CRLF endings.
+  std::string text =
+      "HloModule m\r\nENTRY e {\r\n"
+      "  p = f32[] parameter(0), metadata={op_name=\"\xC3\xA9\"}\r\n"
+      "  ROOT r = f32[] add(p, missing)\r\n}\r\n";
+  CliRunner cli;
+  cli.Write("crlf.hlo", text);
+  RunResult r = cli.Run("check crlf.hlo");
+  EXPECT_EQ(r.exit_code, 1);
+  int column = ColumnOf(text, 4, "missing");
+  EXPECT_THAT(r.out, MatchesRegex("crlf\\.hlo:4:(" + std::to_string(column) +
+                                  "|" + std::to_string(column - 1) +
+                                  "): error: [^\n]*\n"));
+  // A two-byte character earlier on the line counts two columns.
+  std::string bytes_text =
+      "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"
+      "  ROOT r = f32[] custom-call(p), custom_call_target=\"\xC3\xA9\", "
+      "to_apply=%nowhere\n}\n";
+  cli.Write("bytes.hlo", bytes_text);
+  RunResult bytes = cli.Run("check bytes.hlo");
+  EXPECT_EQ(bytes.exit_code, 1);
+  int at = ColumnOf(bytes_text, 4, "%nowhere");
+  EXPECT_THAT(bytes.out, MatchesRegex("bytes\\.hlo:4:(" + std::to_string(at) +
+                                      "|" + std::to_string(at + 1) +
+                                      "): error: [^\n]*nowhere[^\n]*\n"));
+}
+
+TEST(CliCheckTest, SeveralFilesAndIoErrorsTogether) {
+  std::string bad = kClean;
+  bad.replace(bad.find("to_apply=%sum"), 13, "to_apply=%gone");
+  CliRunner cli;
+  cli.Write("clean.hlo", kClean);
+  cli.Write("bad.hlo", bad);
+  RunResult both = cli.Run("check clean.hlo bad.hlo");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_THAT(both.out, MatchesRegex("(bad\\.hlo:[^\n]+\n)+"));
+  // A missing file wins: exit 2, the other files are still checked.
+  RunResult with_missing = cli.Run("check bad.hlo missing.hlo clean.hlo");
+  EXPECT_EQ(with_missing.exit_code, 2);
+  EXPECT_EQ(with_missing.out, both.out);
+  EXPECT_THAT(with_missing.err, HasSubstr("cannot read missing.hlo"));
+}
+
+TEST(CliCheckTest, ReadsStdin) {
+  CliRunner cli;
+  cli.Write("clean.hlo", kClean);
+  RunResult r = cli.Run("check - < clean.hlo");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliOutlineTest, TextListsComputationsInLineOrder) {
+  CliRunner cli;
+  cli.Write("clean.hlo", kClean);
+  RunResult r = cli.Run("outline clean.hlo");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out,
+            "module clean\n"
+            "  computation sum: 3 instructions\n"
+            "  ENTRY computation main: 3 instructions\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliOutlineTest, ShippedControlFlowExample) {
+  CliRunner cli;
+  RunResult r =
+      cli.Run("outline '" HLO_LSP_SOURCE_DIR "/examples/control_flow.hlo'");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out,
+            "module loop_and_branch\n"
+            "  computation loop_condition: 4 instructions\n"
+            "  computation loop_body: 8 instructions\n"
+            "  computation branch_negate: 2 instructions\n"
+            "  computation branch_identity: 2 instructions\n"
+            "  computation branch_square: 2 instructions\n"
+            "  ENTRY computation main: 9 instructions\n");
+}
+
+TEST(CliOutlineTest, JsonHasTheContractFieldsInOrder) {
+  CliRunner cli;
+  cli.Write("clean.hlo", kClean);
+  RunResult r = cli.Run("outline clean.hlo --json");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out,
+            "{\"modules\":[{\"name\":\"clean\",\"line\":1,\"computations\":["
+            "{\"name\":\"sum\",\"entry\":false,\"line\":3,\"instructions\":3},"
+            "{\"name\":\"main\",\"entry\":true,\"line\":9,\"instructions\":3}"
+            "]}]}\n");
+  EXPECT_FALSE(nlohmann::json::parse(r.out, nullptr, false).is_discarded());
+}
+
+TEST(CliOutlineTest, NestedOperandsAreNotCounted) {
+  CliRunner cli;
+  cli.Write("nested.hlo",
+            "HloModule n\nENTRY e {\n  a = f32[] parameter(0)\n"
+            "  ROOT r = f32[] add(f32[] multiply(a, a), a)\n}\n");
+  RunResult r = cli.Run("outline nested.hlo");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "module n\n  ENTRY computation e: 2 instructions\n");
+}
+
+TEST(CliOutlineTest, FileWithErrorsStillOutlinesButExitsOne) {
+  std::string bad = kClean;
+  bad.replace(bad.find("to_apply=%sum"), 13, "to_apply=%gone");
+  CliRunner cli;
+  cli.Write("bad.hlo", bad);
+  RunResult r = cli.Run("outline bad.hlo");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("  ENTRY computation main: 3 instructions\n"));
+  EXPECT_THAT(r.err, HasSubstr("bad.hlo has errors"));
+}
+
+}  // namespace
+}  // namespace hlo_lsp::testing
