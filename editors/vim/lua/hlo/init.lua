@@ -1,0 +1,207 @@
+-- Neovim client for hlo-lsp. plugin/hlo.lua calls M.start() from a FileType autocmd.
+-- Works on Neovim 0.7 (vim.lsp.start_client + buf_attach_client) and uses
+-- vim.lsp.start on 0.8+. Settings (all optional):
+--   vim.g.hlo_lsp_path       executable (default $HLO_LSP, else 'hlo-lsp' on PATH)
+--   vim.g.hlo_lsp_args       extra arguments (list)
+--   vim.g.hlo_lsp_autostart  false: don't start on the hlo filetype (lspconfig users)
+local M = { clients = {} }
+
+local NAME = 'hlo-lsp'
+local METHOD_NOT_FOUND = -32601
+
+function M.executable()
+  local path = vim.g.hlo_lsp_path
+  if path and path ~= '' then return vim.fn.expand(path) end
+  local env = os.getenv('HLO_LSP')
+  return (env and env ~= '') and env or 'hlo-lsp'
+end
+
+function M.cmd()
+  local cmd = { M.executable() }
+  for _, a in ipairs(vim.g.hlo_lsp_args or {}) do cmd[#cmd + 1] = a end
+  return cmd
+end
+
+-- The nearest folder holding .git, else the file's own folder (a dump folder has no markers).
+function M.root(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.fn.getcwd()
+  local git = vim.fn.finddir('.git', dir .. ';')
+  if git ~= '' then return vim.fn.fnamemodify(git, ':p:h:h') end
+  return dir
+end
+
+local warned = false
+function M.start(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local cmd = M.cmd()
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    if not warned then
+      warned = true
+      vim.notify('hlo-lsp: ' .. cmd[1] .. ' not found; set g:hlo_lsp_path', vim.log.levels.WARN)
+    end
+    return nil
+  end
+  local root = M.root(bufnr)
+  local config = {
+    name = NAME,
+    cmd = cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    flags = { debounce_text_changes = 150 },
+  }
+  if vim.lsp.start then -- 0.8+: reuses a client with the same name and root
+    return vim.lsp.start(config, { bufnr = bufnr })
+  end
+  local id = M.clients[root]
+  if id and (not vim.lsp.get_client_by_id(id) or vim.lsp.client_is_stopped(id)) then id = nil end
+  if not id then
+    id = vim.lsp.start_client(config)
+    M.clients[root] = id
+  end
+  if id then vim.lsp.buf_attach_client(bufnr, id) end
+  return id
+end
+
+-- The hlo-lsp client attached to bufnr (0.7 .. 0.11).
+function M.client(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = bufnr })
+    or vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
+  for _, c in ipairs(clients) do
+    if c.name == NAME and not c.is_stopped() then return c end
+  end
+  return nil
+end
+
+local function supports_command(client, command)
+  local caps = client.server_capabilities or client.resolved_capabilities or {}
+  local provider = caps.executeCommandProvider
+  return type(provider) == 'table' and vim.tbl_contains(provider.commands or {}, command)
+end
+
+local function scratch(name, lines, filetype)
+  vim.cmd('botright new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  if filetype then vim.bo[buf].filetype = filetype end
+  vim.bo[buf].modifiable = false
+  return buf
+end
+
+local function split_lines(text)
+  return vim.split(text or '', '\n', { plain = true })
+end
+
+local function show(title, value)
+  if type(value) == 'string' then return scratch(title, split_lines(value)) end
+  return scratch(title, split_lines(vim.inspect(value)))
+end
+
+-- Quickfix items from [{uri, range | line/col, name | stage ...}] results.
+local function to_qf(results)
+  local items = {}
+  for _, r in ipairs(results or {}) do
+    local loc = r.location or r
+    local path = loc.uri and vim.uri_to_fname(loc.uri) or r.path
+    local lnum, col = 1, 1
+    if loc.range then
+      lnum, col = loc.range.start.line + 1, loc.range.start.character + 1
+    elseif r.line then
+      lnum, col = r.line, r.col or 1
+    end
+    local text = r.stage and (r.stage .. (r.step and (' #' .. r.step) or ''))
+      or table.concat(vim.tbl_filter(function(s) return s ~= nil end,
+        { r.kind and tostring(r.kind) or nil, r.name }), ' ')
+    if path then items[#items + 1] = { filename = path, lnum = lnum, col = col, text = text } end
+  end
+  return items
+end
+
+local function quickfix(title, items)
+  vim.fn.setqflist({}, ' ', { title = title, items = items })
+  vim.cmd('copen')
+end
+
+-- Synchronous custom request: result, or nil + 'unsupported' when the server lacks it.
+local function request(client, method, params, bufnr, timeout)
+  local resp, err = client.request_sync(method, params, timeout or 30000, bufnr)
+  if not resp then return nil, err or 'timeout' end
+  if resp.err then
+    if resp.err.code == METHOD_NOT_FOUND then return nil, 'unsupported' end
+    return nil, resp.err.message or vim.inspect(resp.err)
+  end
+  return resp.result
+end
+
+local function show_replay(client, bufnr, result)
+  if type(result) == 'table' and result.id ~= nil and result.summary == nil then
+    local full, err = request(client, 'hlo/replayResult', { id = result.id }, bufnr, 600000)
+    result = full or { id = result.id, error = err }
+  end
+  local lines = {}
+  if type(result) == 'table' and result.summary then
+    lines[#lines + 1] = tostring(result.summary)
+    for i, o in ipairs(result.outputs or {}) do
+      lines[#lines + 1] = ('out%d: %s'):format(i - 1, type(o) == 'table' and vim.inspect(o) or tostring(o))
+    end
+    if result.stats then vim.list_extend(lines, split_lines(vim.inspect(result.stats))) end
+  else
+    lines = split_lines(vim.inspect(result))
+  end
+  scratch('hlo-replay://' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t'), lines)
+end
+
+-- Runs one of the contract's commands through the attached server. Returns false when
+-- no hlo-lsp client is attached or it can't do this, so the caller falls back to the CLI.
+function M.execute(command, args)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then return false end
+  if command == 'hlo.convertToText' then
+    local res, err = request(client, 'hlo/protoToText', { uri = args.uri }, bufnr)
+    if err == 'unsupported' then return false end
+    if not res then
+      vim.notify('hlo/protoToText: ' .. tostring(err), vim.log.levels.ERROR)
+      return true
+    end
+    local name = vim.uri_to_fname(args.uri):gsub('%.pb%.gz$', ''):gsub('%.pb$', '') .. '.txt'
+    local buf = scratch(name, split_lines(res.text), 'hlo')
+    if res.truncated then
+      vim.notify('hlo-lsp: the converted text was truncated', vim.log.levels.WARN)
+    end
+    return buf ~= nil
+  end
+  if command == 'hlo.moduleFiles' then
+    local res, err = request(client, 'hlo/moduleFiles', { uri = args.uri }, bufnr)
+    if err == 'unsupported' then return false end
+    if not res then
+      vim.notify('hlo/moduleFiles: ' .. tostring(err), vim.log.levels.ERROR)
+      return true
+    end
+    quickfix('HloStages', to_qf(res))
+    return true
+  end
+  if not supports_command(client, command) then return false end
+  client.request('workspace/executeCommand', { command = command, arguments = { args } },
+    function(err, result)
+      if err then
+        vim.notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      elseif command == 'hlo.search' then
+        quickfix('HloSearch ' .. args.query, to_qf(result))
+      elseif command == 'hlo.replay' or command == 'hlo.compare' then
+        show_replay(client, bufnr, result)
+      elseif command == 'hlo.exportProto' then
+        vim.notify('hlo.exportProto: ' .. vim.inspect(result))
+      else
+        show(command, result)
+      end
+    end, bufnr)
+  return true
+end
+
+return M

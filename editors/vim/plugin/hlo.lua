@@ -1,0 +1,14 @@
+-- Neovim: start hlo-lsp for every buffer of filetype `hlo` (ftdetect/hlo.vim decides
+-- which files those are). Set vim.g.hlo_lsp_autostart = false to configure it yourself.
+if vim.g.loaded_hlo_lsp then return end
+vim.g.loaded_hlo_lsp = true
+
+local group = vim.api.nvim_create_augroup('hlo_lsp', { clear = true })
+vim.api.nvim_create_autocmd('FileType', {
+  group = group,
+  pattern = 'hlo',
+  callback = function(args)
+    if vim.g.hlo_lsp_autostart == false then return end
+    require('hlo').start(args.buf)
+  end,
+})

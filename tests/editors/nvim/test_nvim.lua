@@ -1,0 +1,140 @@
+-- Neovim end-to-end test of editors/vim against the real hlo-lsp. Run (see run_nvim.sh):
+--   HLO_LSP=build/hlo-lsp FIXTURES=tests/editors/fixtures WORK=/tmp/x LSP_OUT=out.jsonl \
+--   nvim --headless --clean --cmd 'set rtp^=editors/vim' -u tests/editors/nvim/test_nvim.lua
+-- Nothing is configured here: the plugin must find the server ($HLO_LSP) and attach itself.
+local dir = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+package.path = dir .. '/?.lua;' .. package.path
+local H = require('harness')
+local fixtures = assert(os.getenv('FIXTURES'), 'set FIXTURES')
+local work = assert(os.getenv('WORK'), 'set WORK')
+local before = fixtures .. '/module_0001.jit_f.before_optimizations.txt'
+
+local function edit(path)
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  return vim.api.nvim_get_current_buf()
+end
+
+local function qf_files()
+  return vim.tbl_map(function(i) return vim.fn.fnamemodify(vim.fn.bufname(i.bufnr), ':t') end,
+    vim.fn.getqflist())
+end
+
+vim.schedule(function() H.run(function()
+  vim.cmd('filetype plugin on')
+  vim.cmd('syntax on')
+
+  -- File detection, as contracts.md says.
+  local expect = {
+    ['module_0001.jit_f.before_optimizations.txt'] = 'hlo',
+    ['module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt'] = 'hlo',
+    ['module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt'] = 'hlo',
+    ['undefined_operand.hlo'] = 'hlo',
+    ['exported_model.txt'] = 'hlo',
+    ['module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt'] = 'text',
+    ['notes.txt'] = 'text',
+  }
+  local got = {}
+  for name, _ in pairs(expect) do
+    edit(fixtures .. '/' .. name)
+    got[name] = vim.bo.filetype
+  end
+  H.check('filetype detection', vim.deep_equal(got, expect), got)
+
+  -- Syntax colouring without the server: groups under the cursor.
+  local buf = edit(before)
+  local function group_at(lnum, pattern)
+    local col = H.col(buf, lnum, pattern)
+    return vim.fn.synIDattr(vim.fn.synID(lnum, col + 1, 1), 'name')
+  end
+  local groups = {
+    opcode = group_at(14, 'reduce('), type = group_at(14, 'f32[4]'), name = group_at(14, '%prod'),
+    attribute = group_at(14, 'dimensions'), string = group_at(12, '"jit(f)/mul"'),
+    keyword = group_at(1, 'HloModule'), entry = group_at(9, 'ENTRY'),
+  }
+  H.check('syntax groups', groups.opcode == 'hloOpcode' and groups.type == 'hloType'
+    and groups.name == 'hloName' and groups.attribute == 'hloAttribute'
+    and groups.string == 'hloString' and groups.keyword == 'hloKeyword'
+    and groups.entry == 'hloKeyword', groups)
+
+  -- The plugin starts hlo-lsp by itself on the hlo filetype.
+  local client = H.wait_attached(buf, 15000)
+  H.check('attached', client ~= nil and client.name == 'hlo-lsp', client and client.name)
+  if not client then return end
+
+  -- Definition: %prod used on line 14 is defined on line 12; to_apply=%add_reducer on line 3.
+  local def, err = H.request(buf, 'textDocument/definition', H.pos(buf, 13, H.col(buf, 14, '%prod') + 2))
+  local loc = def and (def[1] or def)
+  H.check('definition of an operand', loc and (loc.range or loc.targetRange).start.line == 11,
+    { result = def, err = err })
+  def, err = H.request(buf, 'textDocument/definition', H.pos(buf, 13, H.col(buf, 14, '%add_reducer') + 3))
+  loc = def and (def[1] or def)
+  H.check('definition of a computation', loc and (loc.range or loc.targetRange).start.line == 2,
+    { result = def, err = err })
+
+  local hov, herr = H.request(buf, 'textDocument/hover', H.pos(buf, 13, H.col(buf, 14, '%prod') + 2))
+  local htext = hov and (hov.contents.value or vim.inspect(hov.contents)) or ''
+  H.check('hover', htext:find('multiply', 1, true) ~= nil and htext:find('f32[4]', 1, true) ~= nil,
+    { text = htext, err = herr })
+
+  local syms, serr = H.request(buf, 'textDocument/documentSymbol',
+    { textDocument = { uri = vim.uri_from_bufnr(buf) } })
+  local names = {}
+  local function walk(list)
+    for _, s in ipairs(list or {}) do names[#names + 1] = s.name walk(s.children) end
+  end
+  walk(syms)
+  H.check('documentSymbol', vim.tbl_contains(names, 'jit_f') and vim.tbl_contains(names, 'main')
+    and vim.tbl_contains(names, 'add_reducer'), { names = names, err = serr })
+
+  -- The user-facing path: vim.lsp.buf.definition() moves the cursor.
+  vim.api.nvim_win_set_cursor(0, { 14, H.col(buf, 14, '%prod') + 2 })
+  vim.lsp.buf.definition()
+  vim.wait(5000, function() return vim.api.nvim_win_get_cursor(0)[1] == 12 end, 50)
+  H.check('vim.lsp.buf.definition jumps', vim.api.nvim_win_get_cursor(0)[1] == 12,
+    vim.api.nvim_win_get_cursor(0))
+
+  -- :HloStages lists this module's other stages, not the buffer-assignment companion.
+  vim.cmd('HloStages')
+  local stages = qf_files()
+  vim.cmd('cclose')
+  H.check(':HloStages', #stages == 3
+    and vim.tbl_contains(stages, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt')
+    and vim.tbl_contains(stages, 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt')
+    and not vim.tbl_contains(stages, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt'),
+    stages)
+
+  -- :HloSearch fills the quickfix list with the definition of add_reducer.
+  edit(before)
+  vim.cmd('HloSearch kind:computation add_reducer')
+  local hits = vim.fn.getqflist()
+  vim.cmd('cclose')
+  local found = false
+  for _, item in ipairs(hits) do
+    if vim.fn.bufname(item.bufnr):find('before_optimizations', 1, true) and item.lnum == 3 then found = true end
+  end
+  H.check(':HloSearch', found, vim.tbl_map(function(i) return vim.fn.bufname(i.bufnr) .. ':' .. i.lnum .. ' ' .. i.text end, hits))
+
+  -- Diagnostics from the server for an undefined operand.
+  local bad = edit(fixtures .. '/undefined_operand.hlo')
+  H.wait_attached(bad, 10000)
+  vim.wait(10000, function() return #vim.diagnostic.get(bad) > 0 end, 50)
+  local diags = vim.diagnostic.get(bad)
+  H.check('diagnostics', #diags == 1 and diags[1].lnum == 4 and diags[1].message:find('missing', 1, true) ~= nil,
+    vim.tbl_map(function(d) return { lnum = d.lnum, col = d.col, msg = d.message } end, diags))
+
+  -- A binary proto dump opens as read-only HLO text (converted by hlo-lsp).
+  local pb = work .. '/module_0002.jit_f.before_optimizations.hlo.pb'
+  if vim.fn.filereadable(pb) == 1 then
+    local pbuf = edit(pb)
+    local first = vim.api.nvim_buf_get_lines(pbuf, 0, 1, false)[1] or ''
+    H.check('proto opens as text', vim.bo[pbuf].filetype == 'hlo' and first:find('^HloModule jit_f') ~= nil
+      and not vim.bo[pbuf].modifiable, { first = first, ft = vim.bo[pbuf].filetype })
+    local pclient = H.wait_attached(pbuf, 10000)
+    local psyms = pclient and H.request(pbuf, 'textDocument/documentSymbol',
+      { textDocument = { uri = vim.uri_from_bufnr(pbuf) } })
+    H.check('proto text gets the server', psyms ~= nil and #psyms > 0 and psyms[1].name == 'jit_f',
+      psyms and vim.tbl_map(function(s) return s.name end, psyms))
+  else
+    H.check('proto fixture', false, 'missing ' .. pb)
+  end
+end) end)

@@ -1,0 +1,102 @@
+" Vim 9 + ALE (Debian vim-ale) end-to-end test of editors/vim against the real hlo-lsp.
+" Run (see run_vim.sh):
+"   HLO_LSP=build/hlo-lsp ROOT=. OUT=out.txt vim -N -u NONE -i NONE -n -es -S test_ale.vim FILE </dev/null
+" Only runtimepath is set up here: ALE must find ale_linters/hlo/hlo_lsp.vim by itself.
+set nocompatible
+let &runtimepath = $ROOT . '/editors/vim,/usr/share/vim-ale,' . &runtimepath . ',/usr/share/vim-ale/after'
+filetype plugin on
+syntax on
+let g:ale_lint_on_enter = 1
+let s:out = []
+let s:failures = 0
+function! s:check(name, ok, detail) abort
+  if !a:ok | let s:failures += 1 | endif
+  call add(s:out, (a:ok ? 'PASS ' : 'FAIL ') . a:name . ' ' . string(a:detail))
+endfunction
+function! s:wait(cond, ms) abort
+  let l:t = 0
+  while !eval(a:cond) && l:t < a:ms
+    sleep 50m
+    let l:t += 50
+  endwhile
+  return eval(a:cond)
+endfunction
+function! s:finish() abort
+  call writefile(s:out + ['failures=' . s:failures], $OUT)
+  execute 'cquit! ' . s:failures
+endfunction
+
+try
+  runtime plugin/ale.vim
+  runtime plugin/hlo.vim
+  let s:fixtures = $ROOT . '/tests/editors/fixtures'
+
+  " filetype detection in Vim (its own *.txt rule says `text` first)
+  let s:ft = {}
+  for s:name in ['module_0001.jit_f.before_optimizations.txt', 'exported_model.txt',
+        \ 'module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt', 'notes.txt', 'undefined_operand.hlo']
+    execute 'edit ' . fnameescape(s:fixtures . '/' . s:name)
+    let s:ft[s:name] = &filetype
+  endfor
+  call s:check('filetype', s:ft['module_0001.jit_f.before_optimizations.txt'] ==# 'hlo'
+        \ && s:ft['exported_model.txt'] ==# 'hlo' && s:ft['undefined_operand.hlo'] ==# 'hlo'
+        \ && s:ft['notes.txt'] ==# 'text'
+        \ && s:ft['module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt'] ==# 'text', s:ft)
+
+  " the linter is registered for hlo without any configuration
+  let s:names = map(copy(ale#linter#Get('hlo')), 'v:val.name')
+  call s:check('ALE linter registered', index(s:names, 'hlo_lsp') >= 0, s:names)
+
+  " diagnostics from publishDiagnostics (undefined operand on line 5)
+  execute 'edit ' . fnameescape(s:fixtures . '/undefined_operand.hlo')
+  doautocmd BufEnter
+  ALELint
+  call s:wait('!empty(ale#engine#GetLoclist(bufnr("")))', 15000)
+  let s:diags = ale#engine#GetLoclist(bufnr(''))
+  call s:check('diagnostics', len(s:diags) == 1 && s:diags[0].lnum == 5 && s:diags[0].text =~# 'missing',
+        \ map(copy(s:diags), '[v:val.lnum, v:val.col, v:val.text]'))
+
+  " :ALEGoToDefinition from the use of %prod on line 14 to its definition on line 12
+  execute 'edit ' . fnameescape(s:fixtures . '/module_0001.jit_f.before_optimizations.txt')
+  doautocmd BufEnter
+  ALELint
+  call cursor(14, 1) | call search('%prod', 'c', 14) | normal! l
+  ALEGoToDefinition
+  call s:wait('line(".") != 14', 10000)
+  call s:check('ALEGoToDefinition operand', line('.') == 12, getpos('.'))
+  call cursor(14, 1) | call search('%add_reducer', 'c', 14) | normal! ll
+  ALEGoToDefinition
+  call s:wait('line(".") != 14', 10000)
+  call s:check('ALEGoToDefinition computation', line('.') == 3, getpos('.'))
+
+  " hover through ALE's public request API
+  let s:hover = v:null
+  function! s:OnHover(response) abort
+    let s:hover = get(a:response, 'result', {})
+  endfunction
+  call cursor(14, 1) | call search('%prod', 'c', 14)
+  call ale#lsp_linter#SendRequest(bufnr(''), 'hlo_lsp', [0, 'textDocument/hover',
+        \ {'textDocument': {'uri': ale#util#ToURI(expand('%:p'))}, 'position': {'line': 13, 'character': col('.')}}],
+        \ function('s:OnHover'))
+  call s:wait('s:hover isnot v:null', 10000)
+  call s:check('hover', string(s:hover) =~# 'multiply', s:hover)
+
+  " syntax colouring works without any server
+  call cursor(14, 1) | call search('reduce(', 'c', 14)
+  call s:check('syntax', synIDattr(synID(14, col('.'), 1), 'name') ==# 'hloOpcode',
+        \ synIDattr(synID(14, col('.'), 1), 'name'))
+
+  " :HloStages (CLI-free in Vim: from the dump names)
+  HloStages
+  let s:stages = map(getqflist(), 'fnamemodify(bufname(v:val.bufnr), ":t")')
+  call s:check(':HloStages', len(s:stages) == 3 && index(s:stages, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt') >= 0, s:stages)
+  cclose
+
+  " :HloSearch fills the quickfix list (hlo-lsp search over the dump folder)
+  HloSearch kind:computation add_reducer
+  let s:hits = map(getqflist(), '[fnamemodify(bufname(v:val.bufnr), ":t"), v:val.lnum, v:val.text]')
+  call s:check(':HloSearch', index(s:hits, ['module_0001.jit_f.before_optimizations.txt', 3, 'computation add_reducer']) >= 0, s:hits)
+catch
+  call s:check('script', 0, v:exception . ' at ' . v:throwpoint)
+endtry
+call s:finish()
