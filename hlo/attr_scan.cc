@@ -172,10 +172,16 @@ size_t FindBadEscape(std::string_view body) {
       case 'n': case 't': case 'r': case '\\': case '\'': case '"':
       case '?': case 'a': case 'b': case 'f': case 'v':
         break;
-      case 'x':
+      case 'x': {
         if (i + 1 >= body.size() || !IsHex(body[i + 1])) return at;
-        while (i + 1 < body.size() && IsHex(body[i + 1])) ++i;
+        unsigned value = 0;
+        while (i + 1 < body.size() && IsHex(body[i + 1])) {
+          char h = body[++i];
+          value = value * 16 + (IsDigit(h) ? h - '0' : (h | 0x20) - 'a' + 10);
+          if (value > 0xff) return at;  // CUnescape rejects it too
+        }
         break;
+      }
       case 'u': case 'U': {
         size_t digits = c == 'u' ? 4 : 8;
         for (size_t k = 0; k < digits; ++k) {
@@ -186,11 +192,13 @@ size_t FindBadEscape(std::string_view body) {
       }
       default:
         if (c < '0' || c > '7') return at;
+        unsigned value = static_cast<unsigned>(c - '0');
         for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' &&
                         body[i + 1] <= '7';
              ++k) {
-          ++i;
+          value = value * 8 + static_cast<unsigned>(body[++i] - '0');
         }
+        if (value > 0xff) return at;
     }
   }
   return std::string_view::npos;

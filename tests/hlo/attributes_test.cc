@@ -244,6 +244,18 @@ TEST(ValidateAttributeTest, SuccessPathDoesNotAllocate) {
   EXPECT_GT(g_allocations, 0u);
 }
 
+// The allocation-free escape check agrees with absl::CUnescape.
+TEST(ValidateAttributeTest, EscapeCheckMatchesDecoder) {
+  for (std::string_view s :
+       {R"("\x41")", R"("\x141")", R"("\x0041")", R"("\777")", R"("\101")",
+        R"("\q")", R"("\u00e9")", R"("\u00")", R"("\U0001F600")", R"("\n\t\"")",
+        R"("\")", R"("\0")", R"('single \'q\'')"}) {
+    bool invalid = ValidateAttributeValue("custom_call_target", s).has_value();
+    EXPECT_EQ(invalid, !DecodeString(s).ok()) << s;
+  }
+  EXPECT_EQ(*DecodeString(R"("\101\x42")"), "AB");
+}
+
 TEST(ValidateAttributeTest, DepthIsBounded) {
   std::string deep_meta = "{op_name=\"a\" x=" + std::string(100000, '{') + "}";
   EXPECT_TRUE(ValidateAttributeValue("metadata", deep_meta).has_value());
