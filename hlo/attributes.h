@@ -156,7 +156,7 @@ struct InstructionAttributes {
   std::optional<BackendConfig> backend_config;
   std::optional<FrontendAttributes> frontend_attributes;
   // Attributes with no field above (computation references, layouts,
-  // statistics, origin, ...), as written.
+  // statistics, origin, ...), as written: views into the file's text.
   std::vector<RawAttribute> others;
   std::vector<AttributeDecodeError> errors;
 };
