@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "hlo/index/symbols.h"
+
 namespace hlo::index {
 namespace {
 
@@ -50,9 +52,11 @@ FuzzyMatcher::FuzzyMatcher(std::string_view pattern)
   lower_.reserve(pattern_.size());
   for (char c : pattern_) lower_.push_back(Lower(c));
   char_mask_ = CharMask(pattern_);
+  mask16_ = NameMask16(pattern_);
 }
 
-std::optional<double> FuzzyMatcher::Match(std::string_view word) const {
+std::optional<double> FuzzyMatcher::Match(std::string_view word,
+                                          double floor) const {
   const size_t n = lower_.size();
   if (n == 0) return 0.0;
   if (word.size() < n) return std::nullopt;
@@ -76,6 +80,7 @@ std::optional<double> FuzzyMatcher::Match(std::string_view word) const {
     for (size_t i = 0; i < n && prefix; ++i) prefix = Lower(word[i]) == lower_[i];
     if (prefix) tier = 1;
   }
+  if (tier * 10.0 + kMaxTierScore < floor) return std::nullopt;
   const size_t m = std::min(word.size(), kMaxWord);
   // best[j]: best score with pattern[0..i] matched and pattern[i] at word[j].
   std::array<double, kMaxWord + 1> previous, current;

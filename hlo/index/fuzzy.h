@@ -18,8 +18,14 @@ class FuzzyMatcher {
   explicit FuzzyMatcher(std::string_view pattern);
 
   // nullopt when `word` does not match; otherwise a score, higher is better.
-  // An empty pattern matches everything with score 0.
-  std::optional<double> Match(std::string_view word) const;
+  // An empty pattern matches everything with score 0. Also nullopt when the
+  // score is sure to be below `floor` (skips the scoring of hopeless words).
+  std::optional<double> Match(std::string_view word,
+                              double floor = -1e300) const;
+
+  // Every score is below this plus 10 * tier (tier 0..3).
+  static constexpr double kMaxTierScore = 1.0;
+  uint16_t mask16() const { return mask16_; }
 
   const std::string& pattern() const { return pattern_; }
 
@@ -27,6 +33,7 @@ class FuzzyMatcher {
   std::string pattern_;
   std::string lower_;
   uint64_t char_mask_ = 0;  // letters/digits the word must contain
+  uint16_t mask16_ = 0;     // the same, folded (NameMask16)
 };
 
 // Bit set of the lowercased letters and digits in `text` (cheap prefilter).

@@ -121,7 +121,8 @@ bool SymbolQuery::RejectsFile(std::string_view path) const {
 }
 
 std::optional<double> SymbolQuery::Score(const FileSymbols& file,
-                                         const Symbol& symbol) const {
+                                         const Symbol& symbol,
+                                         double floor) const {
   if (kinds_ != 0 && (kinds_ & (1u << static_cast<int>(symbol.kind))) == 0) {
     return std::nullopt;
   }
@@ -131,10 +132,16 @@ std::optional<double> SymbolQuery::Score(const FileSymbols& file,
   if (!modules_.empty() && !NameMatches(modules_, file.ModuleName(symbol))) {
     return std::nullopt;
   }
+  for (const FuzzyMatcher& word : words_) {
+    if ((symbol.name_mask & word.mask16()) != word.mask16()) return std::nullopt;
+  }
   std::string_view name = file.Name(symbol);
   double score = 0;
+  // The floor only bounds a lone word (several words add up).
+  bool use_floor = words_.size() == 1;
   for (const FuzzyMatcher& word : words_) {
-    std::optional<double> s = word.Match(name);
+    std::optional<double> s =
+        word.Match(name, use_floor ? floor - (regex_ ? 1.0 : 0.0) : -1e300);
     if (!s) return std::nullopt;
     score += *s;
   }

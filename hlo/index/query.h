@@ -33,8 +33,9 @@ class SymbolQuery {
   // whole file can be skipped.
   bool RejectsFile(std::string_view path) const;
   // Score of one symbol; nullopt when it does not match.
-  std::optional<double> Score(const FileSymbols& file,
-                              const Symbol& symbol) const;
+  // With `floor`, may also say nullopt for a match that would score below it.
+  std::optional<double> Score(const FileSymbols& file, const Symbol& symbol,
+                              double floor = -1e300) const;
 
   bool empty() const;  // no words, regex or filters: matches everything
 

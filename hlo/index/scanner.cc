@@ -41,7 +41,7 @@ class Scanner {
       ScanLine(pos, end, line_number);
       pos = end + 1;
     }
-    return std::move(out_);
+    return std::move(out_).Finish();
   }
 
  private:
@@ -168,7 +168,9 @@ class Scanner {
               uint32_t line, size_t line_start) {
     Symbol s;
     s.kind = kind;
-    s.name = AddToPool(text_.substr(name_begin, name_end - name_begin));
+    std::string_view name = text_.substr(name_begin, name_end - name_begin);
+    s.name = AddToPool(name);
+    s.name_mask = NameMask16(name);
     s.line = line;
     s.column = static_cast<uint32_t>(name_begin - line_start + 1);
     s.module = module_;
@@ -436,6 +438,7 @@ class Scanner {
         Symbol s;
         s.kind = SymbolKind::kMetadata;
         s.name = AddToPool(name);
+        s.name_mask = NameMask16(name);
         s.line = line;
         s.column = static_cast<uint32_t>(file - line_start + 1);
         s.module = module_;
@@ -446,7 +449,7 @@ class Scanner {
 
   std::string_view text_;
   ScanOptions options_;
-  FileSymbols out_;
+  FileSymbolsBuilder out_;
   uint32_t module_ = kNoRef;
   bool in_block_comment_ = false;
   int header_depth_ = 0;

@@ -1,6 +1,7 @@
 #include "hlo/index/shard.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,7 +19,10 @@ namespace hlo::index {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'L', 'O', 'I', 'D', 'X', 'S', '\0'};
-constexpr uint32_t kVersion = 1;  // bump when Symbol or the layout changes
+constexpr uint32_t kVersion = 2;  // bump when Symbol or the layout changes
+
+// The path is padded to 8 bytes so that the tables after it are aligned.
+uint64_t PaddedPathSize(uint64_t size) { return (size + 7) & ~uint64_t{7}; }
 constexpr uint32_t kFlagIsHlo = 1;
 
 struct Header {
@@ -39,30 +43,39 @@ struct Header {
 static_assert(sizeof(Header) == 80);
 
 template <typename T>
-void Append(std::string* out, const std::vector<T>& v) {
+void Append(std::string* out, std::span<const T> v) {
   out->append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
-bool ReadAll(const std::string& path, std::string* out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || st.st_size < 0) {
+// A read-only mapping of a shard (no zero-fill, no extra copy).
+class MappedShard {
+ public:
+  explicit MappedShard(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+      void* data = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
+                          MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (data != MAP_FAILED) {
+        data_ = data;
+        size_ = static_cast<size_t>(st.st_size);
+      }
+    }
     ::close(fd);
-    return false;
   }
-  out->resize(static_cast<size_t>(st.st_size));
-  size_t done = 0;
-  while (done < out->size()) {
-    ssize_t n = ::read(fd, out->data() + done, out->size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
+  ~MappedShard() {
+    if (data_ != nullptr) ::munmap(data_, size_);
   }
-  ::close(fd);
-  out->resize(done);
-  return true;
-}
+  bool ok() const { return data_ != nullptr; }
+  std::string_view bytes() const {
+    return std::string_view(static_cast<const char*>(data_), size_);
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
 
 }  // namespace
 
@@ -109,6 +122,7 @@ std::string EncodeShard(const FileKey& key, const IndexedFile& file) {
   body.reserve(key.path.size() + s.symbols.size() * sizeof(Symbol) +
                s.strings.size() * sizeof(PoolRef) + s.pool.size());
   body.append(key.path);
+  body.resize(PaddedPathSize(key.path.size()), '\0');
   Append(&body, s.symbols);
   Append(&body, s.strings);
   body.append(s.pool);
@@ -120,7 +134,8 @@ std::string EncodeShard(const FileKey& key, const IndexedFile& file) {
 }
 
 std::optional<IndexedFile> DecodeShard(std::string_view bytes,
-                                       const FileKey& key) {
+                                       const FileKey& key,
+                                       std::shared_ptr<const void> storage) {
   if (bytes.size() < sizeof(Header)) return std::nullopt;
   Header h;
   std::memcpy(&h, bytes.data(), sizeof(h));
@@ -129,7 +144,7 @@ std::optional<IndexedFile> DecodeShard(std::string_view bytes,
       h.header_hash != XXH3_64bits(&h, offsetof(Header, header_hash))) {
     return std::nullopt;
   }
-  uint64_t expected = sizeof(Header) + uint64_t{h.path_size} +
+  uint64_t expected = sizeof(Header) + PaddedPathSize(h.path_size) +
                       uint64_t{h.symbol_count} * sizeof(Symbol) +
                       uint64_t{h.string_count} * sizeof(PoolRef) + h.pool_size;
   if (bytes.size() != expected) return std::nullopt;
@@ -144,15 +159,19 @@ std::optional<IndexedFile> DecodeShard(std::string_view bytes,
   IndexedFile file;
   file.is_hlo = (h.flags & kFlagIsHlo) != 0;
   file.content_hash = h.content_hash;
-  const char* p = body.data() + h.path_size;
-  file.symbols.symbols.resize(h.symbol_count);
-  std::memcpy(file.symbols.symbols.data(), p, h.symbol_count * sizeof(Symbol));
+  // The tables are used in place (aligned: see PaddedPathSize); `storage`
+  // keeps the bytes alive.
+  if ((reinterpret_cast<uintptr_t>(body.data()) & 7) != 0) return std::nullopt;
+  const char* p = body.data() + PaddedPathSize(h.path_size);
+  file.symbols.symbols = std::span<const Symbol>(
+      reinterpret_cast<const Symbol*>(p), h.symbol_count);
   p += h.symbol_count * sizeof(Symbol);
-  file.symbols.strings.resize(h.string_count);
-  std::memcpy(file.symbols.strings.data(), p,
-              h.string_count * sizeof(PoolRef));
+  file.symbols.strings = std::span<const PoolRef>(
+      reinterpret_cast<const PoolRef*>(p), h.string_count);
   p += h.string_count * sizeof(PoolRef);
-  file.symbols.pool.assign(p, h.pool_size);
+  file.symbols.pool = std::string_view(p, h.pool_size);
+  file.symbols.storage = std::move(storage);
+  file.symbols.storage_bytes = bytes.size();
   // Every reference must stay inside the pool and the tables, so a shard
   // that passed the checksum by accident still cannot make us read wild.
   auto ref_ok = [&](PoolRef r) {
@@ -195,9 +214,10 @@ std::filesystem::path ShardStore::ShardPath(std::string_view file_path) const {
 
 ShardStore::LoadResult ShardStore::Load(const FileKey& key,
                                         IndexedFile* out) const {
-  std::string bytes;
-  if (!ReadAll(ShardPath(key.path).string(), &bytes)) return LoadResult::kMiss;
-  std::optional<IndexedFile> file = DecodeShard(bytes, key);
+  auto mapped = std::make_shared<MappedShard>(ShardPath(key.path).string());
+  if (!mapped->ok()) return LoadResult::kMiss;
+  std::string_view bytes = mapped->bytes();
+  std::optional<IndexedFile> file = DecodeShard(bytes, key, mapped);
   if (!file) {
     // Tell a shard for an older version of the file from a damaged one.
     if (bytes.size() >= sizeof(Header)) {

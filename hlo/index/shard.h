@@ -37,9 +37,11 @@ uint64_t ContentHash(std::string_view bytes);
 
 // Serialisation (exposed for tests).
 std::string EncodeShard(const FileKey& key, const IndexedFile& file);
-// nullopt when the bytes are not a valid shard for exactly `key`.
+// nullopt when the bytes are not a valid shard for exactly `key`. The
+// result points into `bytes`; `storage` must own them (it is kept).
 std::optional<IndexedFile> DecodeShard(std::string_view bytes,
-                                       const FileKey& key);
+                                       const FileKey& key,
+                                       std::shared_ptr<const void> storage);
 
 class ShardStore {
  public:

@@ -4,6 +4,8 @@
 #define HLO_LSP_HLO_INDEX_SYMBOLS_H_
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,16 +39,35 @@ struct Symbol {
   uint32_t shape = kNoRef;   // index into FileSymbols::strings (interned)
   SymbolKind kind = SymbolKind::kInstruction;
   uint8_t flags = 0;  // kFlagEntry / kFlagRoot
-  uint16_t reserved = 0;
+  uint16_t name_mask = 0;  // NameMask16(name): a cheap fuzzy prefilter
 };
 static_assert(sizeof(Symbol) == 32);
 inline constexpr uint8_t kFlagEntry = 1;
+
+// The lowercased letters and digits of a name folded into 16 bits: a name
+// can only fuzzy-match a pattern whose mask bits it has.
+inline uint16_t NameMask16(std::string_view text) {
+  uint16_t mask = 0;
+  for (char c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (c >= 'a' && c <= 'z') {
+      mask |= static_cast<uint16_t>(1u << ((c - 'a') & 15));
+    } else if (c >= '0' && c <= '9') {
+      mask |= static_cast<uint16_t>(1u << ((c - '0' + 10) & 15));
+    }
+  }
+  return mask;
+}
 inline constexpr uint8_t kFlagRoot = 2;
 
+// Read-only views of the tables; `storage` owns the memory they point into
+// (vectors built by the scanner, or a mapped shard file). Cheap to copy.
 struct FileSymbols {
-  std::vector<Symbol> symbols;  // in file order
-  std::vector<PoolRef> strings;  // interned opcodes and shapes
-  std::string pool;
+  std::span<const Symbol> symbols;   // in file order
+  std::span<const PoolRef> strings;  // interned opcodes and shapes
+  std::string_view pool;
+  std::shared_ptr<const void> storage;
+  size_t storage_bytes = 0;  // bytes held by `storage`
 
   std::string_view Text(PoolRef ref) const {
     return std::string_view(pool).substr(ref.offset, ref.size);
@@ -60,9 +81,35 @@ struct FileSymbols {
     return s.module < symbols.size() ? Name(symbols[s.module])
                                      : std::string_view();
   }
-  size_t MemoryUsage() const {
-    return symbols.capacity() * sizeof(Symbol) +
-           strings.capacity() * sizeof(PoolRef) + pool.capacity();
+  size_t MemoryUsage() const { return storage_bytes; }
+};
+
+// Builds a FileSymbols in memory (the scanner, tests).
+struct FileSymbolsBuilder {
+  std::vector<Symbol> symbols;
+  std::vector<PoolRef> strings;
+  std::string pool;
+
+  FileSymbols Finish() && {
+    struct Owned {
+      std::vector<Symbol> symbols;
+      std::vector<PoolRef> strings;
+      std::string pool;
+    };
+    auto owned = std::make_shared<Owned>(
+        Owned{std::move(symbols), std::move(strings), std::move(pool)});
+    owned->symbols.shrink_to_fit();
+    owned->strings.shrink_to_fit();
+    owned->pool.shrink_to_fit();
+    FileSymbols out;
+    out.symbols = owned->symbols;
+    out.strings = owned->strings;
+    out.pool = owned->pool;
+    out.storage_bytes = owned->symbols.capacity() * sizeof(Symbol) +
+                        owned->strings.capacity() * sizeof(PoolRef) +
+                        owned->pool.capacity();
+    out.storage = std::move(owned);
+    return out;
   }
 };
 

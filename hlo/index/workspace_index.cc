@@ -304,17 +304,24 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
 
   size_t threads = std::min(threads_, std::max<size_t>(1, entries.size() / 8));
   std::vector<std::vector<Hit>> per_thread(threads);
+  std::vector<double> floors(threads, -1e300);
   ParallelFor(entries.size(), threads, [&](size_t thread, size_t e) {
     const Entry& entry = *entries[e];
     if (query.RejectsFile(entry.display_path)) return;
     std::vector<Hit>& hits = per_thread[thread];
+    double& floor = floors[thread];
     const FileSymbols& file = entry.file.symbols;
     for (size_t s = 0; s < file.symbols.size(); ++s) {
-      std::optional<double> score = query.Score(file, file.symbols[s]);
+      std::optional<double> score = query.Score(file, file.symbols[s], floor);
       if (!score) continue;
       hits.push_back(Hit{static_cast<uint32_t>(e), static_cast<uint32_t>(s),
                          *score});
-      if (limit != 0 && hits.size() >= 2 * limit + 1024) prune(&hits);
+      if (limit != 0 && hits.size() >= 2 * limit + 1024) {
+        prune(&hits);
+        // This thread's k-th best bounds the global k-th best from below:
+        // anything sure to score under it cannot make the result.
+        floor = hits[limit - 1].score;
+      }
     }
   });
   std::vector<Hit> hits;

@@ -117,10 +117,12 @@ TEST(QueryTest, Regex) {
 
 TEST(QueryTest, PathologicalRegexIsLinear) {
   // Catastrophic for a backtracking engine; instant with RE2.
-  FileSymbols file;
+  FileSymbolsBuilder builder;
   std::string name(5000, 'a');
-  file.pool = name;
-  file.symbols.push_back(Symbol{PoolRef{0, static_cast<uint32_t>(name.size())}});
+  builder.pool = name;
+  builder.symbols.push_back(
+      Symbol{PoolRef{0, static_cast<uint32_t>(name.size())}});
+  FileSymbols file = std::move(builder).Finish();
   absl::StatusOr<SymbolQuery> q = SymbolQuery::Parse("/(a+)+$b/");
   ASSERT_TRUE(q.ok());
   EXPECT_FALSE(q->Score(file, file.symbols[0]));
