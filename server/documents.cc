@@ -115,10 +115,10 @@ DocumentStore::DocumentStore(ThreadPool* parse_pool, ParsedCallback on_parsed)
 
 DocumentStore::~DocumentStore() { Shutdown(); }
 
-void DocumentStore::Open(const DidOpenParams& params) {
-  std::lock_guard<std::mutex> lock(mutex_);
+void DocumentStore::Open(DidOpenParams params) {
   auto doc = std::make_shared<Document>();
-  doc->text = params.text;
+  doc->text = std::make_shared<std::string>(std::move(params.text));
+  std::lock_guard<std::mutex> lock(mutex_);
   doc->version = params.version;
   doc->generation = next_generation_++;
   auto it = docs_.find(params.uri);
@@ -132,8 +132,12 @@ bool DocumentStore::Change(const DidChangeParams& params) {
   auto it = docs_.find(params.uri);
   if (it == docs_.end()) return false;
   Document& doc = *it->second;
+  if (doc.text_shared) {
+    doc.text = std::make_shared<std::string>(*doc.text);
+    doc.text_shared = false;
+  }
   for (const ContentChange& change : params.changes) {
-    ApplyChange(&doc.text, change, unit_);
+    ApplyChange(doc.text.get(), change, unit_);
   }
   doc.version = params.version;
   doc.generation = next_generation_++;
@@ -182,7 +186,8 @@ void DocumentStore::ParseNow(std::string uri, std::shared_ptr<Document> doc) {
         parsed_.notify_all();
         return;
       }
-      text = std::make_shared<const std::string>(doc->text);
+      text = doc->text;
+      doc->text_shared = true;
       version = doc->version;
       generation = doc->generation;
     }

@@ -63,7 +63,7 @@ class DocumentStore {
   void set_unit(hlo::ColumnUnit unit) { unit_ = unit; }
   hlo::ColumnUnit unit() const { return unit_; }
 
-  void Open(const DidOpenParams& params);
+  void Open(DidOpenParams params);  // takes the text
   // False when the document is not open.
   bool Change(const DidChangeParams& params);
   void Close(const std::string& uri);
@@ -86,7 +86,11 @@ class DocumentStore {
 
  private:
   struct Document {
-    std::string text;
+    // The latest text. Shared with the snapshot being parsed; a change
+    // copies it first when `text_shared` (copy on write), so opening a
+    // document or parsing a quiet one copies nothing.
+    std::shared_ptr<std::string> text;
+    bool text_shared = false;
     int64_t version = 0;
     uint64_t generation = 0;
     bool parse_in_flight = false;

@@ -80,8 +80,15 @@ void AppendJsonString(std::string* out, std::string_view s) {
       out->push_back(kHex[c & 15]);
       ++i;
     } else if (c < 0x80) {
-      out->push_back(static_cast<char>(c));
-      ++i;
+      // A run of plain ASCII goes in one append.
+      size_t j = i + 1;
+      while (j < s.size()) {
+        unsigned char d = static_cast<unsigned char>(s[j]);
+        if (d >= 0x80 || d < 0x20 || d == '"' || d == '\\') break;
+        ++j;
+      }
+      out->append(s.substr(i, j - i));
+      i = j;
     } else {
       // Validate one UTF-8 sequence; copy it or write U+FFFD.
       size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;

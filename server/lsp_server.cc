@@ -171,17 +171,17 @@ void LspServer::BindMethods() {
   };
 
   notifications_ = {
-      {"initialized", [](const Json&) {}},
-      {"exit", [this](const Json&) { exit_requested_ = true; }},
+      {"initialized", [](Json&) {}},
+      {"exit", [this](Json&) { exit_requested_ = true; }},
       {"$/cancelRequest",
-       [this](const Json& params) {
+       [this](Json& params) {
          if (!params.is_object() || !params.contains("id")) return;
          std::lock_guard<std::mutex> lock(pending_mutex_);
          auto it = pending_.find(IdKey(params["id"]));
          if (it != pending_.end()) *it->second = true;
        }},
       {"$/setTrace",
-       [this](const Json& params) {
+       [this](Json& params) {
          if (params.is_object() && params.contains("value") &&
              params["value"].is_string()) {
            std::string v = params["value"].get<std::string>();
@@ -189,33 +189,44 @@ void LspServer::BindMethods() {
          }
        }},
       {"textDocument/didOpen",
-       [this](const Json& params) {
+       [this](Json& params) {
          DidOpenParams p;
          std::string error;
+         // Take the (possibly 100 MB) text out of the message instead of copying it.
+         std::string text;
+         if (params.is_object() && params.contains("textDocument") &&
+             params["textDocument"].is_object()) {
+           Json& td = params["textDocument"];
+           if (td.contains("text") && td["text"].is_string()) {
+             text = std::move(td["text"].get_ref<std::string&>());
+             td["text"] = "";
+           }
+         }
          if (!FromJson(params, &p, &error)) return Log(kWarning, "didOpen: " + error);
+         p.text = std::move(text);
          if (p.text.size() >= (size_t{1} << 32) - 1) {
            return Log(kError, "didOpen: document over 4 GiB ignored: " + p.uri);
          }
-         documents_->Open(p);
+         documents_->Open(std::move(p));
        }},
       {"textDocument/didChange",
-       [this](const Json& params) {
+       [this](Json& params) {
          DidChangeParams p;
          std::string error;
          if (!FromJson(params, &p, &error)) return Log(kWarning, "didChange: " + error);
          if (!documents_->Change(p)) Log(kWarning, "didChange for a closed document: " + p.uri);
        }},
       {"textDocument/didClose",
-       [this](const Json& params) {
+       [this](Json& params) {
          std::string uri, error;
          if (!TextDocumentUri(params, &uri, &error)) return Log(kWarning, "didClose: " + error);
          documents_->Close(uri);
          Send(MakeNotification("textDocument/publishDiagnostics",
                                ToJson(PublishDiagnosticsParams{uri, std::nullopt, {}})));
        }},
-      {"textDocument/didSave", [](const Json&) {}},
+      {"textDocument/didSave", [](Json&) {}},
       {"workspace/didChangeConfiguration",
-       [this](const Json& params) {
+       [this](Json& params) {
          if (!params.is_object() || !params.contains("settings")) return;
          if (std::optional<bool> v = InlayHintSetting(params["settings"])) {
            inlay_hints_ = *v;
@@ -243,11 +254,18 @@ LspServer::Reply LspServer::Initialize(const Request& request) {
   documents_->set_unit(unit);
   trace_level_ = p.trace == "verbose" ? 2 : p.trace == "messages" ? 1 : 0;
   if (p.inlay_hints) inlay_hints_ = *p.inlay_hints;
-  const Json& caps = request.params["capabilities"];
-  inlay_refresh_support_ = caps.is_object() && caps.contains("workspace") &&
-                           caps["workspace"].is_object() &&
-                           caps["workspace"].value("inlayHint", Json::object())
-                               .value("refreshSupport", false);
+  // Read with find(): a const operator[] on a missing key is undefined.
+  bool refresh = false;
+  if (auto caps = request.params.find("capabilities");
+      caps != request.params.end() && caps->is_object()) {
+    if (auto ws = caps->find("workspace"); ws != caps->end() && ws->is_object()) {
+      if (auto ih = ws->find("inlayHint"); ih != ws->end() && ih->is_object()) {
+        auto rs = ih->find("refreshSupport");
+        refresh = rs != ih->end() && rs->is_boolean() && rs->get<bool>();
+      }
+    }
+  }
+  inlay_refresh_support_ = refresh;
   initialized_ = true;
   return Json{{"capabilities", Capabilities(unit)},
               {"serverInfo", {{"name", "hlo-lsp"}, {"version", "0.1.0"}}}};

@@ -51,7 +51,7 @@ class LspServer {
   void AddRequestHandler(const std::string& method, RequestHandler handler);
 
  private:
-  using NotificationHandler = std::function<void(const Json& params)>;
+  using NotificationHandler = std::function<void(Json& params)>;  // may move from params
 
   void BindMethods();
   void Dispatch(IncomingMessage message);

@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+// LSP latency benchmark on a large module (see make-large-module.sh).
+// Prints numbers; asserts nothing about them.
+//   node bench/lsp_bench.js path/to/hlo-lsp big.hlo [samples]
+// Measures: didOpen -> first documentSymbol reply (text sent over the pipe),
+// documentSymbol of an unopened file (the server reads it from disk), and
+// p50/p99 of hover and definition on operand uses spread over the file.
+'use strict';
+const cp = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const { pathToFileURL } = require('url');
+
+const [server, file, samplesArg] = process.argv.slice(2);
+if (!server || !file) { console.error('usage: lsp_bench.js <hlo-lsp> <module.hlo> [samples]'); process.exit(2); }
+const samples = Number(samplesArg || 1000);
+
+class Client {
+  constructor() {
+    this.child = cp.spawn(server, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.pending = new Map();
+    this.nextId = 1;
+    this.buf = Buffer.alloc(0);
+    this.chunks = [];   // arrived after buf, joined only when a body is complete
+    this.chunkBytes = 0;
+    this.need = 0;
+    this.child.stdout.on('data', d => this.onData(d));
+  }
+  onData(d) {
+    this.chunks.push(d);
+    this.chunkBytes += d.length;
+    if (this.buf.length + this.chunkBytes < this.need) return;
+    this.buf = Buffer.concat([this.buf, ...this.chunks]);
+    this.chunks = [];
+    this.chunkBytes = 0;
+    while (true) {
+      const sep = this.buf.indexOf('\r\n\r\n');
+      if (sep < 0) return;
+      const m = /Content-Length:\s*(\d+)/i.exec(this.buf.slice(0, sep).toString());
+      const len = Number(m[1]);
+      this.need = sep + 4 + len;
+      if (this.buf.length < sep + 4 + len) return;
+      this.need = 0;
+      const body = this.buf.slice(sep + 4, sep + 4 + len);
+      this.buf = this.buf.slice(sep + 4 + len);
+      const msg = JSON.parse(body.toString());
+      if (msg.id !== undefined && !msg.method && this.pending.has(msg.id)) {
+        const { resolve, t0 } = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        resolve({ msg, ms: Number(process.hrtime.bigint() - t0) / 1e6, bytes: len });
+      }
+    }
+  }
+  send(obj) {
+    const body = Buffer.from(JSON.stringify(obj));
+    this.child.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
+    this.child.stdin.write(body);
+  }
+  request(method, params) {
+    const id = this.nextId++;
+    return new Promise(resolve => {
+      this.pending.set(id, { resolve, t0: process.hrtime.bigint() });
+      this.send({ jsonrpc: '2.0', id, method, params });
+    });
+  }
+  notify(method, params) { this.send({ jsonrpc: '2.0', method, params }); }
+  peakRssMb() {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8'));
+      return m ? (Number(m[1]) / 1024).toFixed(0) : '?';
+    } catch { return '?'; }
+  }
+  async close() {
+    await this.request('shutdown', null);
+    this.notify('exit', null);
+    await new Promise(r => this.child.on('exit', r));
+  }
+}
+
+function pct(values, p) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p / 100 * s.length))];
+}
+
+async function main() {
+  const text = fs.readFileSync(file, 'utf8');
+  const lines = text.split('\n');
+  const uri = pathToFileURL(path.resolve(file)).href;
+  console.log(`module: ${file}, ${(text.length / 1e6).toFixed(1)} MB, ${lines.length} lines`);
+
+  // 1. didOpen with the text, then the outline.
+  let c = new Client();
+  await c.request('initialize', { processId: process.pid, capabilities: {} });
+  c.notify('initialized', {});
+  let t0 = process.hrtime.bigint();
+  c.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'hlo', version: 1, text } });
+  let r = await c.request('textDocument/documentSymbol', { textDocument: { uri } });
+  const openToOutline = Number(process.hrtime.bigint() - t0) / 1e6;
+  const mods = r.msg.result || [];
+  const comps = mods.reduce((n, m) => n + (m.children ? m.children.length : 0), 0);
+  console.log(`didOpen -> first documentSymbol: ${openToOutline.toFixed(0)} ms ` +
+              `(${comps} computations, reply ${(r.bytes / 1e6).toFixed(1)} MB)`);
+  r = await c.request('textDocument/documentSymbol', { textDocument: { uri } });
+  console.log(`documentSymbol again (parsed): ${r.ms.toFixed(0)} ms`);
+
+  // 2. p50/p99 of hover and definition on operand uses all over the file.
+  const positions = [];
+  const re = /[(,] ?%([A-Za-z_][\w.\-]*)/g;
+  const stride = Math.max(1, Math.floor(lines.length / (samples * 2)));
+  for (let l = 0; l < lines.length && positions.length < samples; l += stride) {
+    re.lastIndex = lines[l].indexOf('(');
+    if (re.lastIndex < 0) continue;
+    const m = re.exec(lines[l]);
+    if (m) positions.push({ line: l, character: m.index + m[0].indexOf('%') + 1 });
+  }
+  for (const method of ['textDocument/hover', 'textDocument/definition']) {
+    const times = [];
+    let nonEmpty = 0;
+    for (const position of positions) {
+      const res = await c.request(method, { textDocument: { uri }, position });
+      times.push(res.ms);
+      const v = res.msg.result;
+      if (v && (!Array.isArray(v) || v.length)) nonEmpty++;
+    }
+    console.log(`${method}: n=${times.length} p50 ${pct(times, 50).toFixed(2)} ms, ` +
+                `p99 ${pct(times, 99).toFixed(2)} ms, max ${Math.max(...times).toFixed(2)} ms, answered ${nonEmpty}`);
+  }
+  const tok = [];
+  for (let i = 0; i < 50; i++) {
+    const start = Math.floor(i * lines.length / 50);
+    const res = await c.request('textDocument/semanticTokens/range',
+      { textDocument: { uri }, range: { start: { line: start, character: 0 }, end: { line: start + 100, character: 0 } } });
+    tok.push(res.ms);
+  }
+  console.log(`semanticTokens/range (100 lines): p50 ${pct(tok, 50).toFixed(2)} ms, p99 ${pct(tok, 99).toFixed(2)} ms`);
+  console.log(`server peak RSS: ${c.peakRssMb()} MB`);
+  await c.close();
+
+  // 3. Not opened (VS Code does not hand over files > 50 MB): read from disk.
+  c = new Client();
+  await c.request('initialize', { processId: process.pid, capabilities: {} });
+  c.notify('initialized', {});
+  r = await c.request('textDocument/documentSymbol', { textDocument: { uri } });
+  console.log(`documentSymbol of an unopened file (disk read + parse): ${r.ms.toFixed(0)} ms`);
+  await c.close();
+}
+main().catch(e => { console.error(e); process.exit(1); });
