@@ -1,0 +1,311 @@
+// VS Code client for hlo-lsp: starts the server for `hlo` documents, detects HLO text
+// that the manifest's patterns miss, and adds the commands, status bar item, proto
+// viewer and replay results view. Command names and custom requests follow the
+// project's contracts (workspace/executeCommand `hlo.*`, `hlo/protoToText`, ...).
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  ExecuteCommandRequest,
+} from 'vscode-languageclient/node';
+import { ServerCli } from './cli';
+import { looksLikeHlo } from './detect';
+import { ProtoViewer, PROTO_SCHEME } from './proto';
+import { ReplayView } from './replay';
+
+let client: LanguageClient | undefined;
+let starting: Promise<void> | undefined;
+let status: vscode.StatusBarItem;
+let log: vscode.LogOutputChannel;
+
+export function serverPath(): string {
+  const configured = vscode.workspace.getConfiguration('hlo').get<string>('server.path') ?? '';
+  return configured.trim() || 'hlo-lsp';
+}
+
+function serverArgs(): string[] {
+  return vscode.workspace.getConfiguration('hlo').get<string[]>('server.args') ?? [];
+}
+
+export function activeClient(): LanguageClient | undefined {
+  return client && client.state === State.Running ? client : undefined;
+}
+
+function setStatus(text: string, tooltip: string, error = false): void {
+  status.text = text;
+  status.tooltip = tooltip;
+  status.backgroundColor = error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+}
+
+async function startClient(context: vscode.ExtensionContext): Promise<void> {
+  const serverOptions: ServerOptions = {
+    command: serverPath(),
+    args: serverArgs(),
+    options: { env: process.env },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: 'hlo' },
+      { scheme: 'untitled', language: 'hlo' },
+      { scheme: PROTO_SCHEME, language: 'hlo' },
+    ],
+    outputChannel: log,
+    markdown: { isTrusted: false },
+  };
+  client = new LanguageClient('hlo', 'HLO language server', serverOptions, clientOptions);
+  client.onDidChangeState((e) => {
+    if (e.newState === State.Starting) setStatus('$(sync~spin) HLO', 'hlo-lsp: starting');
+    if (e.newState === State.Stopped) setStatus('$(error) HLO', 'hlo-lsp stopped: click for its output', true);
+  });
+  setStatus('$(sync~spin) HLO', 'hlo-lsp: starting');
+  status.show();
+  try {
+    await client.start();
+    const info = client.initializeResult?.serverInfo;
+    setStatus('$(check) HLO', `${info?.name ?? 'hlo-lsp'} ${info?.version ?? ''} (${serverPath()}): click for its output`);
+    log.info(`client started: ${serverPath()} ${JSON.stringify(Object.keys(client.initializeResult?.capabilities ?? {}))}`);
+    // Indexing and other long work reported with $/progress shows in the status bar too.
+    context.subscriptions.push(
+      client.onNotification('$/progress', (p: { value?: { kind?: string; message?: string; percentage?: number; title?: string } }) => {
+        const v = p?.value;
+        if (!v) return;
+        if (v.kind === 'end') setStatus('$(check) HLO', status.tooltip as string);
+        else status.text = `$(sync~spin) HLO ${v.title ?? ''} ${v.message ?? ''}${v.percentage !== undefined ? ` ${v.percentage}%` : ''}`.trim();
+      }),
+    );
+  } catch (e) {
+    setStatus('$(error) HLO', `hlo-lsp did not start (${serverPath()}): ${e}. Set hlo.server.path.`, true);
+    log.error(`client failed to start: ${e}`);
+    void vscode.window.showErrorMessage(`HLO: cannot start ${serverPath()}. Set "hlo.server.path".`);
+  }
+}
+
+// The server starts with the first HLO document (or proto, or command), not for every
+// plain-text file that merely activated the extension.
+export function ensureStarted(context: vscode.ExtensionContext): Promise<void> {
+  starting ??= startClient(context);
+  return starting;
+}
+
+async function restart(context: vscode.ExtensionContext): Promise<void> {
+  await starting;
+  await client?.stop().catch(() => undefined);
+  client = undefined;
+  starting = startClient(context);
+  await starting;
+}
+
+// Commands the server advertises (executeCommandProvider); others run through the CLI.
+function serverHas(command: string): boolean {
+  const c = activeClient();
+  const commands = c?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+  return commands.includes(command);
+}
+
+export async function executeOnServer(command: string, args: object): Promise<unknown> {
+  const c = activeClient();
+  if (!c) throw new Error('hlo-lsp is not running');
+  return c.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
+}
+
+function targetUri(arg?: unknown): vscode.Uri | undefined {
+  if (arg instanceof vscode.Uri) return arg;
+  const editor = vscode.window.activeTextEditor;
+  if (editor) {
+    const doc = editor.document;
+    return doc.uri.scheme === PROTO_SCHEME ? ProtoViewer.sourceOf(doc.uri) : doc.uri;
+  }
+  // Files VS Code opened without a text model (over 50 MB, custom editors) are tabs only.
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input as { uri?: vscode.Uri } | undefined;
+  return input?.uri;
+}
+
+function dumpFolder(uri: vscode.Uri | undefined): string {
+  if (uri && uri.scheme === 'file') return vscode.Uri.joinPath(uri, '..').fsPath;
+  return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+}
+
+interface SearchHit { path: string; line: number; col: number; kind: string; name: string; module?: string; opcode?: string; shape?: string }
+
+async function searchHits(cli: ServerCli, query: string, folder: string): Promise<SearchHit[]> {
+  if (serverHas('hlo.search')) {
+    const result = await executeOnServer('hlo.search', { query });
+    return Array.isArray(result) ? (result as SearchHit[]) : [];
+  }
+  return cli.search(folder, query);
+}
+
+async function search(cli: ServerCli, arg?: unknown): Promise<void> {
+  const query = typeof arg === 'string' ? arg : await vscode.window.showInputBox({
+    prompt: 'HLO search: fuzzy text, /regex/, filters kind: op: module: file:',
+    placeHolder: 'e.g. op:fusion kind:instruction convolution',
+  });
+  if (!query) return;
+  const folder = dumpFolder(targetUri());
+  const hits = await searchHits(cli, query, folder);
+  if (!hits.length) {
+    void vscode.window.showInformationMessage(`HLO search: nothing matches "${query}"`);
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    hits.map((h) => ({
+      label: `${h.kind === 'computation' ? '$(symbol-function)' : h.kind === 'module' ? '$(symbol-module)' : '$(symbol-variable)'} ${h.name}`,
+      description: [h.opcode, h.shape].filter(Boolean).join(' '),
+      detail: `${h.path}:${h.line}:${h.col}${h.module ? `  (${h.module})` : ''}`,
+      hit: h,
+    })),
+    { matchOnDescription: true, matchOnDetail: true, title: `HLO search: ${query}` },
+  );
+  if (!picked) return;
+  const h = picked.hit;
+  const file = h.path.startsWith('/') ? vscode.Uri.file(h.path) : vscode.Uri.file(`${folder}/${h.path}`);
+  const pos = new vscode.Position(Math.max(0, h.line - 1), Math.max(0, h.col - 1));
+  await vscode.window.showTextDocument(file, { selection: new vscode.Range(pos, pos) });
+}
+
+interface ModuleFile { uri: string; stage: string; step?: number }
+
+async function listModuleFiles(cli: ServerCli, uri: vscode.Uri): Promise<ModuleFile[]> {
+  const c = activeClient();
+  if (c) {
+    try {
+      return await c.sendRequest<ModuleFile[]>('hlo/moduleFiles', { uri: uri.toString() });
+    } catch (e) {
+      log.info(`hlo/moduleFiles unavailable (${e}); listing the dump folder`);
+    }
+  }
+  return cli.moduleFilesByName(uri);
+}
+
+async function moduleFiles(cli: ServerCli, arg?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (!uri) return;
+  const files = await listModuleFiles(cli, uri);
+  const others = files.filter((f) => f.uri !== uri.toString());
+  if (!others.length) {
+    void vscode.window.showInformationMessage('HLO: no other stages of this module in its folder');
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    others.map((f) => ({ label: f.stage, description: f.step !== undefined ? `step ${f.step}` : '', detail: vscode.Uri.parse(f.uri).fsPath, f })),
+    { title: 'Other stages of this module' },
+  );
+  if (picked) await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(picked.f.uri));
+}
+
+async function replay(cli: ServerCli, view: ReplayView, platform: 'cpu' | 'gpu' | 'compare', arg?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (!uri) return;
+  const title = `${uri.path.split('/').pop()} on ${platform === 'compare' ? 'CPU vs GPU' : platform.toUpperCase()}`;
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `HLO replay: ${title}`, cancellable: false },
+    async () => {
+      const command = platform === 'compare' ? 'hlo.compare' : 'hlo.replay';
+      try {
+        if (serverHas(command)) {
+          const args = platform === 'compare'
+            ? { uri: uri.toString(), platforms: ['cpu', 'gpu'] }
+            : { uri: uri.toString(), platform };
+          let result = await executeOnServer(command, args) as { id?: unknown; summary?: unknown } | null;
+          if (result && result.id !== undefined && result.summary === undefined) {
+            result = await activeClient()!.sendRequest('hlo/replayResult', { id: result.id });
+          }
+          view.show(title, result);
+        } else {
+          view.show(title, await cli.replay(uri.fsPath, platform));
+        }
+      } catch (e) {
+        view.show(title, { summary: `failed: ${e}` });
+      }
+    },
+  );
+}
+
+async function exportProto(cli: ServerCli, arg?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (!uri || uri.scheme !== 'file') return;
+  if (serverHas('hlo.exportProto')) {
+    const result = await executeOnServer('hlo.exportProto', { uri: uri.toString() });
+    void vscode.window.showInformationMessage(`HLO: exported ${JSON.stringify(result)}`);
+    return;
+  }
+  const out = uri.fsPath.replace(/(\.hlo)?(\.txt)?$/, '') + '.pb';
+  await cli.convert(uri.fsPath, 'proto', out);
+  void vscode.window.showInformationMessage(`HLO: wrote ${out}`);
+}
+
+// Plain-text documents whose first token is HloModule (*.txt, *.pbtxt) become `hlo`.
+function detect(doc: vscode.TextDocument): void {
+  if (doc.languageId === 'hlo' || !/\.(txt|pbtxt)$/.test(doc.uri.path)) return;
+  if (doc.languageId !== 'plaintext' && doc.languageId !== 'prototxt' && doc.languageId !== 'pbtxt') return;
+  if (looksLikeHlo(doc.getText(new vscode.Range(0, 0, Math.min(doc.lineCount, 50), 0)))) {
+    void vscode.languages.setTextDocumentLanguage(doc, 'hlo');
+  }
+}
+
+// What activate() returns: for other extensions and the project's VS Code tests.
+export interface HloApi {
+  ready(): Promise<void>;
+  serverCapabilities(): object | undefined;
+  moduleFiles(uri: vscode.Uri): Promise<ModuleFile[]>;
+  search(query: string, folder: string): Promise<SearchHit[]>;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<HloApi> {
+  log = vscode.window.createOutputChannel('HLO', { log: true });
+  log.info('hlo extension activated');
+  status = vscode.window.createStatusBarItem('hlo.status', vscode.StatusBarAlignment.Left, 10);
+  status.name = 'HLO language server';
+  status.command = 'hlo-lsp.showOutput';
+  const cli = new ServerCli(serverPath, log);
+  const viewer = new ProtoViewer(cli, log, () => ensureStarted(context), activeClient);
+  const view = new ReplayView();
+  const reg = (id: string, fn: (...args: unknown[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        if (id !== 'hlo-lsp.showOutput') await ensureStarted(context);
+        await fn(...args);
+      } catch (e) {
+        log.error(`${id}: ${e}`);
+        void vscode.window.showErrorMessage(`HLO: ${e}`);
+      }
+    }));
+  reg('hlo-lsp.convertToText', (arg) => viewer.openAsText(targetUri(arg)));
+  reg('hlo-lsp.exportProto', (arg) => exportProto(cli, arg));
+  reg('hlo-lsp.replayCpu', (arg) => replay(cli, view, 'cpu', arg));
+  reg('hlo-lsp.replayGpu', (arg) => replay(cli, view, 'gpu', arg));
+  reg('hlo-lsp.compare', (arg) => replay(cli, view, 'compare', arg));
+  reg('hlo-lsp.search', (arg) => search(cli, arg));
+  reg('hlo-lsp.moduleFiles', (arg) => moduleFiles(cli, arg));
+  reg('hlo-lsp.outlineFromDisk', (arg) => viewer.outlineFromDisk(targetUri(arg)));
+  reg('hlo-lsp.showOutput', () => log.show());
+  reg('hlo-lsp.restartServer', () => restart(context));
+  context.subscriptions.push(
+    status,
+    view,
+    vscode.workspace.registerTextDocumentContentProvider(PROTO_SCHEME, viewer),
+    vscode.window.registerCustomEditorProvider('hlo.protoViewer', viewer),
+    vscode.window.registerCustomEditorProvider('hlo.protoViewerAny', viewer),
+    vscode.workspace.onDidOpenTextDocument((doc) => {
+      if (doc.languageId === 'hlo') void ensureStarted(context);
+      else detect(doc);
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (e.affectsConfiguration('hlo.server') && starting) await restart(context);
+    }),
+  );
+  vscode.workspace.textDocuments.forEach(detect);
+  if (vscode.workspace.textDocuments.some((d) => d.languageId === 'hlo')) await ensureStarted(context);
+  return {
+    ready: () => ensureStarted(context),
+    serverCapabilities: () => activeClient()?.initializeResult?.capabilities,
+    moduleFiles: (uri) => listModuleFiles(cli, uri),
+    search: (query, folder) => searchHits(cli, query, folder),
+  };
+}
+
+export function deactivate(): Thenable<void> | undefined {
+  return client?.stop();
+}

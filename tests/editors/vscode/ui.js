@@ -1,0 +1,150 @@
+// Keyboard-driven UI test of the HLO extension in real VS Code (code-server) through
+// headless chromium. usage: node ui.js URL OUTDIR   (exit 0 iff every check passed)
+// Saves hover.png, symbols.png, stages.png and diagnostics.png in OUTDIR.
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const [url, outDir] = process.argv.slice(2);
+let failures = 0;
+let page;
+const check = (name, ok, detail) => {
+  if (!ok) failures++;
+  console.log(JSON.stringify({ check: name, ok: !!ok, detail }));
+};
+
+(async () => {
+  fs.mkdirSync(outDir, { recursive: true });
+  const t0 = Date.now();
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  page = await browser.newPage({ viewport: { width: 1400, height: 820 } });
+  page.on('pageerror', (e) => console.error('pageerror', String(e).slice(0, 200)));
+  await page.goto(url);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+  check('workbench loaded', true, `${Date.now() - t0} ms`);
+  await page.waitForTimeout(1500);
+
+  const quickInput = async (keys, text) => {
+    await page.keyboard.press(keys);
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(text);
+  };
+  const openFile = async (name) => {
+    await quickInput('Control+P', name);
+    // wait for the file search to list it before choosing
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first()
+      .waitFor({ state: 'visible', timeout: 20000 });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
+    await page.waitForTimeout(500);
+  };
+  const gotoLine = async (spec) => {
+    await quickInput('Control+G', spec);
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+  };
+  const poll = async (fn, tries = 40, ms = 250) => {
+    let v;
+    for (let i = 0; i < tries; i++) { v = await fn(); if (v) return v; await page.waitForTimeout(ms); }
+    return v;
+  };
+  const selection = page.locator('[id="status.editor.selection"]');
+
+  await openFile('module_0001.jit_f.before_optimizations.txt');
+  const mode = await poll(async () => {
+    const t = (await page.locator('[id="status.editor.mode"]').textContent()) || '';
+    return /HLO/.test(t) ? t : undefined;
+  });
+  check('language mode', /HLO/.test(mode || ''), (mode || '').trim());
+
+  // Our status bar item turns to the check mark once the server runs.
+  const statusLabels = await poll(async () => {
+    const labels = await page.locator('.statusbar-item a[aria-label]').evaluateAll(
+      (els) => els.map((e) => e.getAttribute('aria-label')).filter((l) => /hlo-lsp/.test(l)));
+    return labels.some((l) => /hlo-lsp \d/.test(l)) ? labels : undefined;
+  });
+  check('status bar item', !!statusLabels, statusLabels);
+
+  // Colouring: the opcode, the type, a name and an attribute on line 14 get different colours.
+  await gotoLine('14:1');
+  const colours = await page.evaluate(() => {
+    const out = {};
+    for (const span of document.querySelectorAll('.monaco-editor .view-line span span')) {
+      const t = span.textContent.trim();
+      if (['reduce', 'f32', '%prod', 'dimensions', 'ENTRY', 'HloModule'].includes(t) && !out[t]) {
+        out[t] = getComputedStyle(span).color;
+      }
+    }
+    return out;
+  });
+  const distinct = new Set(['reduce', 'f32', '%prod', 'dimensions'].map((k) => colours[k]).filter(Boolean));
+  check('syntax colours', distinct.size >= 3, colours);
+
+  // Go to definition (F12) from the use of %prod on line 14 to its definition on line 12.
+  await gotoLine('14:38');
+  await page.keyboard.press('F12');
+  const pos = await poll(async () => {
+    const t = (await selection.textContent()) || '';
+    return /Ln 12\b/.test(t) ? t : undefined;
+  });
+  check('go to definition', /Ln 12\b/.test(pos || ''), (pos || (await selection.textContent()) || '').trim());
+
+  // Hover: Ctrl+K Ctrl+I at the same use.
+  await gotoLine('14:38');
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+I');
+  const hover = page.locator('.monaco-hover:not(.hidden) .monaco-hover-content, .monaco-hover .hover-contents').first();
+  let htext = '';
+  try { await hover.waitFor({ state: 'visible', timeout: 10000 }); htext = await hover.innerText(); } catch (e) { htext = String(e).slice(0, 100); }
+  check('hover', /multiply/.test(htext) && /f32\[4\]/.test(htext), htext.slice(0, 200));
+  await page.screenshot({ path: `${outDir}/hover.png` });
+  await page.keyboard.press('Escape');
+
+  // Outline: Ctrl+Shift+O lists computations and instructions.
+  await page.keyboard.press('Control+Shift+O');
+  await page.waitForTimeout(1500);
+  const syms = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+  check('document symbols', syms.some((s) => /^\W*add_reducer/.test(s)) && syms.some((s) => /^\W*main/.test(s)),
+    syms.map((s) => s.replace(/\s+/g, ' ')).slice(0, 12));
+  await page.screenshot({ path: `${outDir}/symbols.png` });
+  await page.keyboard.press('Escape');
+
+  // Command palette: HLO: Open Another Stage of This Module, then pick the GPU stage.
+  await quickInput('F1', 'HLO: Open Another Stage');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  const stages = await poll(async () => {
+    const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    return rows.some((r) => /gpu_after_optimizations/.test(r)) ? rows : undefined;
+  });
+  check('stages quick pick', !!stages && stages.some((r) => /pipeline|after_algsimp/.test(r)), (stages || []).map((s) => s.replace(/\s+/g, ' ')));
+  await page.screenshot({ path: `${outDir}/stages.png` });
+  await page.keyboard.type('gpu_after');
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Enter');
+  const tab = await poll(async () => {
+    const t = (await page.locator('.tab.active').first().textContent()) || '';
+    return /gpu_after_optimizations/.test(t) ? t : undefined;
+  });
+  check('stage opened', !!tab, tab);
+
+  // Diagnostics: the undefined operand gets a squiggle.
+  await openFile('undefined_operand.hlo');
+  const squiggle = await poll(async () => (await page.locator('.monaco-editor .squiggly-error').count()) > 0, 60, 500);
+  check('diagnostic squiggle', squiggle);
+  await gotoLine('5:52');
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+I');
+  await page.waitForTimeout(1000);
+  await page.screenshot({ path: `${outDir}/diagnostics.png` });
+
+  console.log(JSON.stringify({ summary: true, failures, ms: Date.now() - t0 }));
+  await browser.close();
+  process.exit(failures ? 1 : 0);
+})().catch(async (e) => {
+  console.error(e);
+  try { await page.screenshot({ path: `${outDir}/failure.png` }); } catch (_) { /* page gone */ }
+  process.exit(1);
+});
