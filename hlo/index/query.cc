@@ -132,10 +132,15 @@ std::optional<double> SymbolQuery::Score(const FileSymbols& file,
   if (!modules_.empty() && !NameMatches(modules_, file.ModuleName(symbol))) {
     return std::nullopt;
   }
+  return NameScore(file.Name(symbol), symbol.name_mask, floor);
+}
+
+std::optional<double> SymbolQuery::NameScore(std::string_view name,
+                                             uint16_t name_mask,
+                                             double floor) const {
   for (const FuzzyMatcher& word : words_) {
-    if ((symbol.name_mask & word.mask16()) != word.mask16()) return std::nullopt;
+    if ((name_mask & word.mask16()) != word.mask16()) return std::nullopt;
   }
-  std::string_view name = file.Name(symbol);
   double score = 0;
   // The floor only bounds a lone word (several words add up).
   bool use_floor = words_.size() == 1;
@@ -151,6 +156,45 @@ std::optional<double> SymbolQuery::Score(const FileSymbols& file,
     if (RE2::FullMatch(piece, *regex_)) score += 1;
   }
   return score;
+}
+
+SymbolQuery::FilePrep SymbolQuery::Prepare(const FileSymbols& file) const {
+  FilePrep prep;
+  if (!opcodes_.empty()) {
+    prep.string_ok.resize(file.strings.size());
+    for (size_t i = 0; i < file.strings.size(); ++i) {
+      prep.string_ok[i] = NameMatches(opcodes_, file.Text(file.strings[i]));
+    }
+  }
+  if (!modules_.empty()) {
+    for (size_t i = 0; i < file.symbols.size(); ++i) {
+      if (file.symbols[i].kind == SymbolKind::kModule) {
+        prep.module_ok.push_back(
+            {static_cast<uint32_t>(i),
+             NameMatches(modules_, file.Name(file.symbols[i]))});
+      }
+    }
+  }
+  return prep;
+}
+
+bool SymbolQuery::PassesFilters(const FileSymbols& file, const Symbol& symbol,
+                                const FilePrep& prep) const {
+  if (kinds_ != 0 && (kinds_ & (1u << static_cast<int>(symbol.kind))) == 0) {
+    return false;
+  }
+  if (!opcodes_.empty() &&
+      (symbol.opcode >= prep.string_ok.size() || !prep.string_ok[symbol.opcode])) {
+    return false;
+  }
+  if (!modules_.empty()) {
+    bool ok = false;
+    for (const auto& [module, module_ok] : prep.module_ok) {
+      if (module == symbol.module) ok = module_ok;
+    }
+    if (!ok) return false;
+  }
+  return true;
 }
 
 }  // namespace hlo::index

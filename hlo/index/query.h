@@ -38,6 +38,21 @@ class SymbolQuery {
                               double floor = -1e300) const;
 
   bool empty() const;  // no words, regex or filters: matches everything
+  bool has_name_part() const { return !words_.empty() || regex_ != nullptr; }
+
+  // The two halves of Score, for callers that score each distinct name once
+  // (WorkspaceIndex's name table): the name part (words and regex) ...
+  std::optional<double> NameScore(std::string_view name, uint16_t name_mask,
+                                  double floor = -1e300) const;
+  // ... and the per-symbol filters (kind, op, module), with per-file work
+  // done once by Prepare.
+  struct FilePrep {
+    std::vector<char> string_ok;  // per FileSymbols::strings id (op: filter)
+    std::vector<std::pair<uint32_t, bool>> module_ok;  // module symbol -> ok
+  };
+  FilePrep Prepare(const FileSymbols& file) const;
+  bool PassesFilters(const FileSymbols& file, const Symbol& symbol,
+                     const FilePrep& prep) const;
 
  private:
   SymbolQuery() = default;

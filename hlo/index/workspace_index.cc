@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "hlo/index/discovery.h"
 #include "hlo/index/query.h"
 #include "hlo/index/scanner.h"
@@ -25,6 +27,18 @@ struct WorkspaceIndex::Entry {
   IndexedFile file;
   DumpFileName dump;
   std::string module_name;  // first HloModule in the file
+};
+
+struct WorkspaceIndex::NameTable {
+  uint64_t generation = 0;
+  std::vector<EntryPtr> entries;        // HLO files, sorted by display path
+  std::vector<std::string_view> names;  // distinct, into the entries' pools
+  std::vector<uint16_t> masks;          // NameMask16 of each name
+  // Occurrences of name i: postings[offsets[i] .. offsets[i + 1]), each an
+  // (entry, symbol) pair in entry (= path) then file order.
+  std::vector<uint32_t> offsets;
+  std::vector<std::pair<uint32_t, uint32_t>> postings;
+  size_t memory = 0;
 };
 
 namespace {
@@ -213,14 +227,75 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files) {
       options_.progress(IndexProgress{n, files.size()});
     }
   });
-  std::unique_lock<std::shared_mutex> lock(mutex_);
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (results[i]) {
-      files_[results[i]->key.path] = results[i];
-    } else if (missing[i]) {
-      files_.erase(AbsoluteNormal(files[i]));
+  {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (results[i]) {
+        files_[results[i]->key.path] = results[i];
+      } else if (missing[i]) {
+        files_.erase(AbsoluteNormal(files[i]));
+      }
     }
   }
+  Changed();
+}
+
+void WorkspaceIndex::Changed() {
+  ++generation_;
+  // Build the name table now, so that the next query does not wait for it.
+  if (options_.name_table) CurrentNameTable();
+}
+
+std::shared_ptr<const WorkspaceIndex::NameTable>
+WorkspaceIndex::CurrentNameTable() const {
+  std::lock_guard<std::mutex> lock(table_mutex_);
+  uint64_t generation = generation_;
+  if (table_ && table_->generation == generation) return table_;
+  auto table = std::make_shared<NameTable>();
+  table->generation = generation;
+  table->entries = Snapshot();
+  size_t total = 0;
+  for (const EntryPtr& e : table->entries) total += e->file.symbols.symbols.size();
+  absl::flat_hash_map<std::string_view, uint32_t> ids;
+  ids.reserve(total / 4 + 16);
+  std::vector<uint32_t> symbol_ids(total);  // name id of every symbol
+  std::vector<uint32_t> counts;
+  size_t n = 0;
+  for (size_t e = 0; e < table->entries.size(); ++e) {
+    const FileSymbols& file = table->entries[e]->file.symbols;
+    for (size_t k = 0; k < file.symbols.size(); ++k, ++n) {
+      const Symbol& s = file.symbols[k];
+      auto [it, inserted] = ids.try_emplace(
+          file.Name(s), static_cast<uint32_t>(table->names.size()));
+      if (inserted) {
+        table->names.push_back(it->first);
+        table->masks.push_back(s.name_mask);
+        counts.push_back(0);
+      }
+      symbol_ids[n] = it->second;
+      ++counts[it->second];
+    }
+  }
+  table->offsets.resize(table->names.size() + 1);
+  for (size_t i = 0; i < counts.size(); ++i) {
+    table->offsets[i + 1] = table->offsets[i] + counts[i];
+  }
+  table->postings.resize(total);
+  std::vector<uint32_t> fill(table->offsets.begin(), table->offsets.end() - 1);
+  n = 0;
+  for (size_t e = 0; e < table->entries.size(); ++e) {
+    size_t count = table->entries[e]->file.symbols.symbols.size();
+    for (size_t k = 0; k < count; ++k, ++n) {
+      table->postings[fill[symbol_ids[n]]++] = {static_cast<uint32_t>(e),
+                                                static_cast<uint32_t>(k)};
+    }
+  }
+  table->memory = table->postings.capacity() * 8 +
+                  table->offsets.capacity() * sizeof(uint32_t) +
+                  table->names.capacity() * sizeof(std::string_view) +
+                  table->masks.capacity() * sizeof(uint16_t);
+  table_ = std::move(table);
+  return table_;
 }
 
 void WorkspaceIndex::AddFolder(const fs::path& folder) {
@@ -231,10 +306,13 @@ void WorkspaceIndex::AddFolder(const fs::path& folder) {
 
 void WorkspaceIndex::RemoveFolder(const fs::path& folder) {
   std::string prefix = AbsoluteNormal(folder);
-  std::unique_lock<std::shared_mutex> lock(mutex_);
-  for (auto it = files_.begin(); it != files_.end();) {
-    it = IsUnder(it->first, prefix) ? files_.erase(it) : std::next(it);
+  {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    for (auto it = files_.begin(); it != files_.end();) {
+      it = IsUnder(it->first, prefix) ? files_.erase(it) : std::next(it);
+    }
   }
+  Changed();
 }
 
 void WorkspaceIndex::Refresh(const std::vector<fs::path>& paths) {
@@ -284,7 +362,26 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
   absl::StatusOr<SymbolQuery> parsed = SymbolQuery::Parse(text);
   if (!parsed.ok()) return parsed.status();
   const SymbolQuery& query = *parsed;
-  std::vector<EntryPtr> entries = Snapshot();
+  // Filters alone (no name to score) are faster as a per-file pass.
+  std::shared_ptr<const NameTable> table =
+      options_.name_table && query.has_name_part() ? CurrentNameTable()
+                                                   : nullptr;
+  std::vector<EntryPtr> entries = table ? table->entries : Snapshot();
+  // With a name table, each distinct name is scored once (NaN: no match).
+  std::vector<float> name_scores;
+  if (table) {
+    name_scores.resize(table->names.size());
+    constexpr size_t kChunk = 4096;
+    size_t chunks = (table->names.size() + kChunk - 1) / kChunk;
+    ParallelFor(chunks, threads_, [&](size_t, size_t chunk) {
+      size_t end = std::min(table->names.size(), (chunk + 1) * kChunk);
+      for (size_t i = chunk * kChunk; i < end; ++i) {
+        std::optional<double> s =
+            query.NameScore(table->names[i], table->masks[i]);
+        name_scores[i] = s ? static_cast<float>(*s) : NAN;
+      }
+    });
+  }
 
   auto better = [&](const Hit& a, const Hit& b) {
     if (a.score != b.score) return a.score > b.score;
@@ -303,19 +400,57 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
   };
 
   size_t threads = std::min(threads_, std::max<size_t>(1, entries.size() / 8));
-  std::vector<std::vector<Hit>> per_thread(threads);
-  std::vector<double> floors(threads, -1e300);
-  ParallelFor(entries.size(), threads, [&](size_t thread, size_t e) {
+  std::vector<std::vector<Hit>> per_thread(std::max<size_t>(threads, 1));
+  std::vector<double> floors(per_thread.size(), -1e300);
+  if (table) {
+    // Matching names best first; their occurrences in path/line order. Once
+    // `limit` hits are in and the score drops, nothing later can enter.
+    std::vector<uint32_t> matching;
+    for (uint32_t i = 0; i < name_scores.size(); ++i) {
+      if (!std::isnan(name_scores[i])) matching.push_back(i);
+    }
+    std::sort(matching.begin(), matching.end(), [&](uint32_t a, uint32_t b) {
+      return name_scores[a] > name_scores[b];
+    });
+    std::vector<Hit>& hits = per_thread[0];
+    std::vector<std::optional<SymbolQuery::FilePrep>> preps(entries.size());
+    float last_score = INFINITY;
+    for (uint32_t name : matching) {
+      float score = name_scores[name];
+      if (limit != 0 && hits.size() >= limit && score < last_score) break;
+      last_score = score;
+      for (uint32_t p = table->offsets[name]; p < table->offsets[name + 1]; ++p) {
+        auto [e, s] = table->postings[p];
+        const FileSymbols& file = entries[e]->file.symbols;
+        if (!preps[e]) {
+          preps[e] = query.RejectsFile(entries[e]->display_path)
+                         ? std::nullopt
+                         : std::optional(query.Prepare(file));
+          if (!preps[e]) continue;
+        }
+        if (!query.PassesFilters(file, file.symbols[s], *preps[e])) continue;
+        hits.push_back(Hit{e, s, score});
+      }
+    }
+    threads = 0;  // done: skip the per-file pass below
+  }
+  ParallelFor(threads == 0 ? 0 : entries.size(), std::max<size_t>(threads, 1),
+              [&](size_t thread, size_t e) {
     const Entry& entry = *entries[e];
     if (query.RejectsFile(entry.display_path)) return;
     std::vector<Hit>& hits = per_thread[thread];
     double& floor = floors[thread];
     const FileSymbols& file = entry.file.symbols;
+    SymbolQuery::FilePrep prep = query.Prepare(file);
     for (size_t s = 0; s < file.symbols.size(); ++s) {
-      std::optional<double> score = query.Score(file, file.symbols[s], floor);
-      if (!score) continue;
+      const Symbol& symbol = file.symbols[s];
+      if (!query.PassesFilters(file, symbol, prep)) continue;
+      std::optional<double> scored =
+          query.NameScore(file.Name(symbol), symbol.name_mask, floor);
+      if (!scored) continue;
+      double score = *scored;
       hits.push_back(Hit{static_cast<uint32_t>(e), static_cast<uint32_t>(s),
-                         *score});
+                         score});
       if (limit != 0 && hits.size() >= 2 * limit + 1024) {
         prune(&hits);
         // This thread's k-th best bounds the global k-th best from below:
@@ -399,6 +534,13 @@ IndexStats WorkspaceIndex::stats() const {
       ++stats.hlo_files;
       stats.symbols += entry->file.symbols.symbols.size();
       stats.bytes += entry->key.size;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(table_mutex_);
+    if (table_) {
+      stats.distinct_names = table_->names.size();
+      stats.name_table_memory = table_->memory;
     }
   }
   stats.shards_loaded = shards_loaded_;

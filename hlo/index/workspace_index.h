@@ -40,6 +40,11 @@ struct IndexOptions {
   // Called from indexing threads (serialised by the index), at most about
   // every 1% of a batch and at its end.
   std::function<void(const IndexProgress&)> progress;
+  // Keep a table of distinct names (rebuilt after each change) so that a
+  // query scores each name once: dump folders repeat names in every stage
+  // and pass dump. For long-lived indexes (the server); a one-shot search
+  // is faster without it.
+  bool name_table = false;
 };
 
 struct IndexStats {
@@ -52,6 +57,8 @@ struct IndexStats {
   size_t shards_stale = 0;   // found but for another version of the file
   size_t shards_corrupt = 0; // found but failing verification
   size_t memory = 0;         // bytes held by the symbol tables
+  size_t distinct_names = 0; // in the name table (0 without one)
+  size_t name_table_memory = 0;
 };
 
 struct SymbolMatch {
@@ -105,10 +112,13 @@ class WorkspaceIndex {
  private:
   struct Entry;
   using EntryPtr = std::shared_ptr<const Entry>;
+  struct NameTable;
 
   void IndexFiles(const std::vector<std::filesystem::path>& files);
   EntryPtr IndexOne(const std::filesystem::path& path, const FileKey& key);
   std::vector<EntryPtr> Snapshot() const;
+  std::shared_ptr<const NameTable> CurrentNameTable() const;
+  void Changed();
   void Warn(std::string message);
 
   IndexOptions options_;
@@ -117,6 +127,10 @@ class WorkspaceIndex {
 
   mutable std::shared_mutex mutex_;  // guards files_
   std::map<std::string, EntryPtr> files_;  // by absolute path
+
+  std::atomic<uint64_t> generation_{0};  // bumped on every change
+  mutable std::mutex table_mutex_;
+  mutable std::shared_ptr<const NameTable> table_;  // guarded by table_mutex_
 
   std::mutex warnings_mutex_;
   std::vector<std::string> warnings_;

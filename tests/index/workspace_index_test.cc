@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "gtest/gtest.h"
 #include "hlo/index/shard.h"
@@ -303,11 +304,39 @@ TEST(WorkspaceIndexTest, RefreshAddsChangesAndDrops) {
   EXPECT_TRUE(Query(index, "").empty());
 }
 
+TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
+  TempDir dir;
+  MakeDumpDir(dir.path());
+  WorkspaceIndex direct(NoCache());
+  IndexOptions with_table = NoCache();
+  with_table.name_table = true;
+  WorkspaceIndex tabled(with_table);
+  direct.AddFolder(dir.path());
+  tabled.AddFolder(dir.path());
+  EXPECT_GT(tabled.stats().distinct_names, 0u);
+  EXPECT_LT(tabled.stats().distinct_names, tabled.stats().symbols);
+  for (std::string_view q :
+       {"add.3", "fu", "kind:computation", "op:dot", "module:jit_g mul",
+        "/^p0\\./", "kind:metadata model", "zzz"}) {
+    std::set<std::tuple<std::string, uint32_t, uint32_t>> a, b;
+    for (const SymbolMatch& m : Query(direct, q)) a.insert({m.path, m.line, m.column});
+    for (const SymbolMatch& m : Query(tabled, q)) b.insert({m.path, m.line, m.column});
+    EXPECT_EQ(a, b) << q;
+  }
+  // The table follows changes.
+  fs::path added = dir.path() / "module_0009.late.before_optimizations.txt";
+  WriteFile(added, MakeModule("late", 1, 3, 9));
+  tabled.Refresh({added});
+  EXPECT_EQ(Query(tabled, "kind:module module:late").size(), 1u);
+  EXPECT_FALSE(Query(tabled, "late").empty());
+}
+
 TEST(WorkspaceIndexTest, QueriesRunWhileIndexing) {
   TempDir dir;
   MakeDumpDir(dir.path());
   IndexOptions options = NoCache();
   options.threads = 4;
+  options.name_table = true;
   WorkspaceIndex index(options);
   std::atomic<bool> stop{false};
   std::atomic<size_t> queries{0};
