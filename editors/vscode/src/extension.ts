@@ -66,15 +66,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     const info = client.initializeResult?.serverInfo;
     setStatus('$(check) HLO', `${info?.name ?? 'hlo-lsp'} ${info?.version ?? ''} (${serverPath()}): click for its output`);
     log.info(`client started: ${serverPath()} ${JSON.stringify(Object.keys(client.initializeResult?.capabilities ?? {}))}`);
-    // Indexing and other long work reported with $/progress shows in the status bar too.
-    context.subscriptions.push(
-      client.onNotification('$/progress', (p: { value?: { kind?: string; message?: string; percentage?: number; title?: string } }) => {
-        const v = p?.value;
-        if (!v) return;
-        if (v.kind === 'end') setStatus('$(check) HLO', status.tooltip as string);
-        else status.text = `$(sync~spin) HLO ${v.title ?? ''} ${v.message ?? ''}${v.percentage !== undefined ? ` ${v.percentage}%` : ''}`.trim();
-      }),
-    );
+    // Server work-done progress (indexing) shows in the status bar too: the client
+    // reports it with ProgressLocation.Window. (Hooking $/progress here would replace
+    // the client's own handler.)
   } catch (e) {
     setStatus('$(error) HLO', `hlo-lsp did not start (${serverPath()}): ${e}. Set hlo.server.path.`, true);
     log.error(`client failed to start: ${e}`);
