@@ -76,7 +76,7 @@ function! hlo#Convert(...) abort
   if l:to_text
     let [l:rc, l:out] = s:Run([hlo#Executable(), 'convert', l:path, '--to', 'text'])
     if l:rc == 0
-      call hlo#Scratch(substitute(l:path, '\.pb\(\.gz\)\=$', '', '') . '.txt', split(l:out, "\n"), 'hlo')
+      call hlo#Scratch('hlo-proto://' . substitute(l:path, '\.pb\(\.gz\)\=$', '', '') . '.txt', split(l:out, "\n"), 'hlo')
     endif
   else
     let l:dest = substitute(l:path, '\(\.hlo\)\=\(\.txt\)\=$', '', '') . '.pb'

@@ -169,7 +169,7 @@ function M.execute(command, args)
       vim.notify('hlo/protoToText: ' .. tostring(err), vim.log.levels.ERROR)
       return true
     end
-    local name = vim.uri_to_fname(args.uri):gsub('%.pb%.gz$', ''):gsub('%.pb$', '') .. '.txt'
+    local name = 'hlo-proto://' .. vim.uri_to_fname(args.uri):gsub('%.pb%.gz$', ''):gsub('%.pb$', '') .. '.txt'
     local buf = scratch(name, split_lines(res.text), 'hlo')
     if res.truncated then
       vim.notify('hlo-lsp: the converted text was truncated', vim.log.levels.WARN)
