@@ -3,7 +3,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-export HLO_LSP=${1:?hlo-lsp binary}
+export HLO_LSP=$(realpath "${1:?hlo-lsp binary}")
 command -v nvim >/dev/null || { echo "SKIP: nvim not installed (scripts/editor-test-deps.sh --quick)"; exit 77; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

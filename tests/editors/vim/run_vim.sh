@@ -3,7 +3,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 export ROOT=$(cd "$HERE/../../.." && pwd)
-export HLO_LSP=${1:?hlo-lsp binary}
+export HLO_LSP=$(realpath "${1:?hlo-lsp binary}")
 command -v vim >/dev/null && [ -f /usr/share/vim-ale/plugin/ale.vim ] \
   || { echo "SKIP: vim or vim-ale not installed (scripts/editor-test-deps.sh --quick)"; exit 77; }
 WORK=$(mktemp -d)

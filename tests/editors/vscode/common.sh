@@ -4,7 +4,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-HLO_LSP=${1:?hlo-lsp binary}
+HLO_LSP=$(realpath "${1:?hlo-lsp binary}")
 CS="$HERE/node_modules/.bin/code-server"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 skip() { echo "SKIP: $1 (run scripts/editor-test-deps.sh)"; exit 77; }
