@@ -39,8 +39,10 @@ absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
   return result;
 }
 
-absl::StatusOr<std::string> ConvertTextToHloProtoBytes(std::string_view text) {
+absl::StatusOr<std::string> ConvertTextToHloProtoBytes(std::string_view text,
+                                                       size_t* module_count) {
   std::unique_ptr<ParsedFile> file = Parse(text);
+  if (module_count) *module_count = file->modules.size();
   absl::StatusOr<xla::HloProto> proto = EncodeHloProto(*file);
   if (!proto.ok()) return proto.status();
   std::string bytes;

@@ -28,10 +28,12 @@ absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
     size_t max_bytes = std::numeric_limits<size_t>::max(),
     const PrintOptions& options = {});
 
-// Parses HLO text and encodes its first module as a serialised HloProto.
-// Fails (InvalidArgument, with the first diagnostic) when the text has
-// syntax errors.
-absl::StatusOr<std::string> ConvertTextToHloProtoBytes(std::string_view text);
+// Parses HLO text and encodes its first module as a serialised HloProto
+// (an HloProto holds one module; `module_count`, when given, receives how
+// many the text has). Fails (InvalidArgument, with the first diagnostic)
+// when the text has syntax errors.
+absl::StatusOr<std::string> ConvertTextToHloProtoBytes(
+    std::string_view text, size_t* module_count = nullptr);
 
 }  // namespace hlo::proto
 

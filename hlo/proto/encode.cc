@@ -1,6 +1,7 @@
 #include "hlo/proto/encode.h"
 
 #include <charconv>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -507,7 +508,13 @@ class Encoder {
                                      instruction_ids_[i])
                       : std::string(file_.Name(inst)));
     out->set_opcode(std::string(file_.Text(inst.opcode_span)));
-    if (inst.shape != kNone) *out->mutable_shape() = EncodeShape(file_, inst.shape);
+    if (inst.shape != kNone) {
+      *out->mutable_shape() = EncodeShape(file_, inst.shape);
+    } else {
+      absl::Status status = InferShape(inst, out);
+      if (!status.ok()) return status;
+    }
+    shapes_[i] = &out->shape();
     for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
       const Operand& operand = file_.operands[o];
       const Id target = operand.nested != kNone ? operand.nested : operand.definition;
@@ -550,6 +557,94 @@ class Encoder {
       EncodeAttribute(inst, file_.Text(attr.key), file_.Text(attr.value), out);
     }
     return absl::OkStatus();
+  }
+
+  // The operand's shape: written inline, or its definition's.
+  const xla::ShapeProto* OperandShape(const Operand& operand) {
+    const Id target =
+        operand.nested != kNone ? operand.nested : operand.definition;
+    if (auto it = shapes_.find(target); it != shapes_.end()) return it->second;
+    if (operand.shape != kNone) {
+      inline_shapes_.push_back(
+          std::make_unique<xla::ShapeProto>(EncodeShape(file_, operand.shape)));
+      return inline_shapes_.back().get();
+    }
+    return nullptr;
+  }
+
+  // Hand-written text may omit the result shape where XLA's parser infers
+  // it; a proto always carries one. The common cases: elementwise ops take
+  // their first operand's shape (compare gives pred), tuple and
+  // get-tuple-element follow their operands.
+  absl::Status InferShape(const Instruction& inst, Instr* out) {
+    std::vector<const xla::ShapeProto*> operands;
+    for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
+      operands.push_back(OperandShape(file_.operands[o]));
+    }
+    auto fail = [&] {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "instruction ", ToAbsl(file_.Name(inst)),
+          " has no result shape and this converter cannot infer one for ",
+          ToAbsl(file_.Text(inst.opcode_span)), "; write the shape"));
+    };
+    for (const xla::ShapeProto* s : operands) {
+      if (!s) return fail();
+    }
+    if (inst.opcode == Opcode::kTuple) {
+      auto* shape = out->mutable_shape();
+      shape->set_element_type(xla::TUPLE);
+      for (const xla::ShapeProto* s : operands) *shape->add_tuple_shapes() = *s;
+      return absl::OkStatus();
+    }
+    if (inst.opcode == Opcode::kGetTupleElement && operands.size() == 1) {
+      const Attribute* index = file_.FindAttribute(inst, "index");
+      int64_t n = -1;
+      if (index && ReadInt(file_.Text(index->value), &n) && n >= 0 &&
+          n < operands[0]->tuple_shapes_size()) {
+        *out->mutable_shape() = operands[0]->tuple_shapes(n);
+        return absl::OkStatus();
+      }
+      return fail();
+    }
+    if (inst.opcode == Opcode::kAfterAll) {
+      out->mutable_shape()->set_element_type(xla::TOKEN);
+      return absl::OkStatus();
+    }
+    if ((inst.opcode == Opcode::kWhile || inst.opcode == Opcode::kAddDependency) &&
+        !operands.empty()) {
+      *out->mutable_shape() = *operands[0];
+      return absl::OkStatus();
+    }
+    static const absl::flat_hash_set<Opcode>* kElementwise =
+        new absl::flat_hash_set<Opcode>{
+            Opcode::kAbs, Opcode::kAdd, Opcode::kAnd, Opcode::kAtan2,
+            Opcode::kCbrt, Opcode::kCeil, Opcode::kClamp, Opcode::kCopy,
+            Opcode::kCosine, Opcode::kDivide, Opcode::kExponential,
+            Opcode::kExponentialMinusOne, Opcode::kFloor, Opcode::kLog,
+            Opcode::kLogPlusOne, Opcode::kLogistic, Opcode::kMaximum,
+            Opcode::kMinimum, Opcode::kMultiply, Opcode::kNegate, Opcode::kNot,
+            Opcode::kOr, Opcode::kPower, Opcode::kRemainder,
+            Opcode::kRoundNearestAfz, Opcode::kRoundNearestEven, Opcode::kRsqrt,
+            Opcode::kSign, Opcode::kSine, Opcode::kSqrt, Opcode::kSubtract,
+            Opcode::kTan, Opcode::kTanh, Opcode::kXor, Opcode::kShiftLeft,
+            Opcode::kShiftRightArithmetic, Opcode::kShiftRightLogical,
+            Opcode::kPopcnt, Opcode::kCountLeadingZeros, Opcode::kErf,
+            Opcode::kCompare, Opcode::kSelect, Opcode::kOptimizationBarrier,
+            Opcode::kOptBarrier, Opcode::kIsFinite};
+    if (kElementwise->contains(inst.opcode) && !operands.empty()) {
+      // select/clamp: the shape of the value operands, not the predicate.
+      const xla::ShapeProto* source =
+          inst.opcode == Opcode::kSelect && operands.size() == 3 ? operands[1]
+          : inst.opcode == Opcode::kClamp && operands.size() == 3
+              ? operands[1]
+              : operands[0];
+      *out->mutable_shape() = *source;
+      if (inst.opcode == Opcode::kCompare || inst.opcode == Opcode::kIsFinite) {
+        out->mutable_shape()->set_element_type(xla::PRED);
+      }
+      return absl::OkStatus();
+    }
+    return fail();
   }
 
   void EncodeCalledComputations(const Instruction& inst, Instr* out) {
@@ -927,6 +1022,9 @@ class Encoder {
   absl::flat_hash_map<Id, int64_t> computation_ids_;
   absl::flat_hash_map<Id, int64_t> instruction_ids_;
   absl::flat_hash_set<Id> fusion_callees_;
+  // Result shapes of encoded instructions (for inference), by table id.
+  absl::flat_hash_map<Id, const xla::ShapeProto*> shapes_;
+  std::vector<std::unique_ptr<xla::ShapeProto>> inline_shapes_;
 };
 
 void EncodeShapeImpl(const ParsedFile& file, Id id, xla::ShapeProto* out,
@@ -934,7 +1032,8 @@ void EncodeShapeImpl(const ParsedFile& file, Id id, xla::ShapeProto* out,
   if (id == kNone || id >= file.shapes.size() || depth > kMaxShapeDepth) return;
   const Shape& shape = file.shapes[id];
   out->set_element_type(static_cast<xla::PrimitiveType>(shape.element_type));
-  if (shape.is_tuple()) {
+  // A buffer b(s) keeps its one element shape as tuple element 0.
+  if (shape.is_tuple() || shape.element_type == PrimitiveType::kBuffer) {
     for (Id k = shape.tuple.begin; k < shape.tuple.end(); ++k) {
       EncodeShapeImpl(file, file.shape_ids[k], out->add_tuple_shapes(),
                       depth + 1);

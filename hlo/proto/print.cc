@@ -411,8 +411,8 @@ class ModulePrinter {
     }
   }
 
-  // Callees before callers (the parser needs definitions first), starting
-  // from the stored order, entry last. Iterative: protos can be cyclic.
+  // Callees before callers (the parser needs definitions first).
+  // Iterative: a damaged proto can be cyclic.
   std::vector<const xla::HloComputationProto*> PostOrder() {
     std::vector<const xla::HloComputationProto*> order;
     absl::flat_hash_set<const xla::HloComputationProto*> done, entered;
@@ -458,10 +458,9 @@ class ModulePrinter {
         }
       }
     };
-    for (const auto& c : module_.computations()) {
-      if (&c != entry) visit(&c);
-    }
-    if (entry) visit(entry);
+    // Stored order (XLA stores callees first), moving a callee forward
+    // only when a caller precedes it.
+    for (const auto& c : module_.computations()) visit(&c);
     return order;
   }
 

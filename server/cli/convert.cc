@@ -105,12 +105,19 @@ int RunConvert(int argc, char** argv) {
       return Usage("a binary proto needs -o OUT (it is not written to a "
                    "terminal)");
     }
+    size_t modules = 0;
     absl::StatusOr<std::string> proto =
-        hlo::proto::ConvertTextToHloProtoBytes(bytes);
+        hlo::proto::ConvertTextToHloProtoBytes(bytes, &modules);
     if (!proto.ok()) {
       std::fprintf(stderr, "hlo-lsp: %s: %s\n", input.c_str(),
                    std::string(proto.status().message()).c_str());
       return kExitNo;
+    }
+    if (modules > 1) {
+      std::fprintf(stderr,
+                   "hlo-lsp: %s holds %zu modules; an HloProto holds one, so "
+                   "only the first was converted\n",
+                   input.c_str(), modules);
     }
     return WriteOutput(output, *proto);
   }

@@ -7,6 +7,7 @@
 #include <map>
 #include <fstream>
 #include <random>
+#include <sys/wait.h>
 #include <sstream>
 #include <string>
 
@@ -424,6 +425,56 @@ TEST(ProtoPrint, TruncatedOutputStopsAtALine) {
   EXPECT_TRUE(text->truncated);
   EXPECT_LE(text->text.size(), 200u);
   EXPECT_EQ(text->text.back(), '\n');
+}
+
+}  // namespace
+}  // namespace hlo::proto
+
+namespace hlo::proto {
+namespace {
+
+int RunCli(const std::string& args) {
+  const std::string command = std::string(HLO_LSP_BINARY) + " " + args +
+                              " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(ConvertCli, ExitCodes) {
+  if (!fs::exists(HLO_LSP_BINARY)) GTEST_SKIP() << "binary not built";
+  const fs::path dir = fs::temp_directory_path() / "hlo_proto_cli_test";
+  fs::create_directories(dir);
+  const std::string fixture = std::string(HLO_LSP_SOURCE_DIR) +
+                              "/tests/proto/fixtures/features.hlo";
+  const std::string pb = (dir / "f.pb").string();
+  // Text to proto needs -o.
+  EXPECT_EQ(RunCli("convert " + fixture), 2);
+  EXPECT_EQ(RunCli("convert " + fixture + " -o -"), 2);
+  EXPECT_EQ(RunCli("convert " + fixture + " -o " + pb), 0);
+  // Proto to text, stdout or a file; forced direction works too.
+  EXPECT_EQ(RunCli("convert " + pb), 0);
+  EXPECT_EQ(RunCli("convert " + pb + " -o " + (dir / "f.txt").string()), 0);
+  EXPECT_EQ(RunCli("convert --to text " + pb), 0);
+  // Bad input: not a proto (forced), not valid HLO, garbage bytes.
+  EXPECT_EQ(RunCli("convert --to text " + fixture), 1);
+  {
+    std::ofstream bad(dir / "bad.hlo");
+    bad << "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] add(%x)\n}\n";
+  }
+  EXPECT_EQ(RunCli("convert " + (dir / "bad.hlo").string() + " -o " + pb + ".2"),
+            1);
+  {
+    std::ofstream garbage(dir / "g.pb", std::ios::binary);
+    garbage << std::string("\x0a\xff\xff\x03garbage", 11);
+  }
+  EXPECT_EQ(RunCli("convert " + (dir / "g.pb").string()), 1);
+  // Usage and I/O errors.
+  EXPECT_EQ(RunCli("convert"), 2);
+  EXPECT_EQ(RunCli("convert --to yaml " + pb), 2);
+  EXPECT_EQ(RunCli("convert " + (dir / "missing.pb").string()), 2);
+  EXPECT_EQ(RunCli("convert " + pb + " -o /nonexistent/dir/out.txt"), 2);
+  EXPECT_EQ(RunCli("convert --help"), 0);
+  fs::remove_all(dir);
 }
 
 }  // namespace
