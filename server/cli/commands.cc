@@ -15,6 +15,7 @@ namespace {
 constexpr Subcommand kSubcommands[] = {
     {"check", "report syntax errors and undefined names", RunCheck},
     {"outline", "list modules and computations", RunOutline},
+    {"convert", "convert XLA HLO protos to text and back", RunConvert},
     {"search", "find symbols in HLO files under folders", RunSearch},
 };
 
