@@ -12,7 +12,7 @@ import {
 } from 'vscode-languageclient/node';
 import { ServerCli } from './cli';
 import { looksLikeHlo } from './detect';
-import { ProtoViewer, PROTO_SCHEME } from './proto';
+import { DiskSymbol, ProtoViewer, PROTO_SCHEME } from './proto';
 import { ReplayView } from './replay';
 
 let client: LanguageClient | undefined;
@@ -245,6 +245,7 @@ export interface HloApi {
   serverCapabilities(): object | undefined;
   moduleFiles(uri: vscode.Uri): Promise<ModuleFile[]>;
   search(query: string, folder: string): Promise<SearchHit[]>;
+  symbolsFromDisk(uri: vscode.Uri): Promise<DiskSymbol[]>;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<HloApi> {
@@ -297,6 +298,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     serverCapabilities: () => activeClient()?.initializeResult?.capabilities,
     moduleFiles: (uri) => listModuleFiles(cli, uri),
     search: (query, folder) => searchHits(cli, query, folder),
+    symbolsFromDisk: (uri) => viewer.symbolsFromDisk(uri),
   };
 }
 

@@ -16,6 +16,15 @@ export const PROTO_SCHEME = 'hlo-proto';
 const EXTENSION_LIMIT = 50 * 1024 * 1024;
 const METHOD_NOT_FOUND = -32601;
 
+// LSP DocumentSymbol as JSON (0-based positions).
+export interface DiskSymbol {
+  name: string;
+  detail?: string;
+  kind: number;
+  selectionRange: { start: { line: number; character: number } };
+  children?: DiskSymbol[];
+}
+
 interface Converted { text?: string; file?: string; truncated?: boolean }
 
 function escapeHtml(s: string): string {
@@ -123,15 +132,18 @@ export class ProtoViewer implements vscode.CustomReadonlyEditorProvider, vscode.
   }
 
   // For files VS Code keeps from extensions (over 50 MB): the server reads them from disk.
-  async outlineFromDisk(uri: vscode.Uri | undefined): Promise<void> {
-    if (!uri) throw new Error('no file');
+  async symbolsFromDisk(uri: vscode.Uri): Promise<DiskSymbol[]> {
     await this.start();
     const c = this.client();
     if (!c) throw new Error('hlo-lsp is not running');
-    interface Sym { name: string; detail?: string; kind: number; selectionRange: vscode.Range; children?: Sym[] }
-    const syms = await c.sendRequest<Sym[]>('textDocument/documentSymbol', { textDocument: { uri: uri.toString() } });
-    const items: (vscode.QuickPickItem & { sym: Sym })[] = [];
-    const walk = (list: Sym[] | undefined, depth: number) => {
+    return (await c.sendRequest<DiskSymbol[] | null>('textDocument/documentSymbol', { textDocument: { uri: uri.toString() } })) ?? [];
+  }
+
+  async outlineFromDisk(uri: vscode.Uri | undefined): Promise<void> {
+    if (!uri) throw new Error('no file');
+    const syms = await this.symbolsFromDisk(uri);
+    const items: (vscode.QuickPickItem & { sym: DiskSymbol })[] = [];
+    const walk = (list: DiskSymbol[] | undefined, depth: number) => {
       for (const s of list ?? []) {
         items.push({ label: `${'  '.repeat(depth)}${s.name}`, description: s.detail, sym: s });
         if (depth < 2) walk(s.children, depth + 1);

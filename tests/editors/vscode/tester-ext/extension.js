@@ -125,6 +125,23 @@ async function activate() {
       skip('codeAction', 'the server does not offer codeActionProvider');
     }
 
+    // Over 50 MB VS Code gives extensions no text model; the outline still comes from
+    // the server, which reads the file from disk by URI.
+    const big = file('module_0003.big.after_optimizations.txt');
+    if (fs.existsSync(big.fsPath)) {
+      const size = fs.statSync(big.fsPath).size;
+      let model = 'none';
+      try { model = (await vscode.workspace.openTextDocument(big)).languageId; } catch (e) { model = `refused: ${String(e).slice(0, 80)}`; }
+      const t = Date.now();
+      const bsyms = await api.symbolsFromDisk(big);
+      const comps = bsyms.length ? (bsyms[0].children || []).map((c) => `${c.name} ${c.detail || ''}`.trim()) : [];
+      check('outline of a file over 50 MB, from disk', size > 50 * 1024 * 1024 && bsyms.length === 1 && bsyms[0].name === 'big'
+        && comps.some((c) => /^helper/.test(c)) && comps.some((c) => /^main/.test(c)),
+      { mb: Math.round(size / 1048576), extensionModel: model, ms: Date.now() - t, module: bsyms[0] && bsyms[0].name, computations: comps });
+    } else {
+      check('large fixture', false, `missing ${big.fsPath}`);
+    }
+
     // A binary proto opens through the custom editor as read-only HLO text.
     const pb = file('module_0002.jit_f.before_optimizations.hlo.pb');
     if (fs.existsSync(pb.fsPath)) {
