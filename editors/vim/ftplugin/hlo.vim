@@ -8,7 +8,8 @@ setlocal commentstring=//\ %s
 setlocal comments=s1:/*,mb:*,ex:*/,://
 " Names hold . and - (add.1, fused-computation.3): * and gd take them whole.
 setlocal iskeyword=@,48-57,_,.,-
-setlocal foldmethod=syntax foldlevel=99
+" Computation bodies are the indented lines: indent folding is cheap on huge dumps.
+setlocal foldmethod=indent foldlevel=99
 " Dumps have lines of many kilobytes: don't wrap or colour past a sane width.
 setlocal nowrap synmaxcol=3000
 

@@ -45,9 +45,6 @@ syn match hloDefinition "^\s*\(ROOT\s\+\)\=\zs%\=[A-Za-z_][A-Za-z0-9_.-]*\ze\s*=
 syn match hloComputation "^\s*\(ENTRY\s\+\)\=\zs%\=[A-Za-z_][A-Za-z0-9_.-]*\ze\s*("
 syn match hloModuleName "\<HloModule\s\+\zs[A-Za-z_][A-Za-z0-9_.-]*"
 
-" Computation bodies fold.
-syn region hloBody start="{\s*$" end="^\s*}" transparent fold
-
 hi def link hloComment Comment
 hi def link hloTodo Todo
 hi def link hloString String
