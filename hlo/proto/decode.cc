@@ -8,7 +8,9 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/reflection.h"
 #include "google/protobuf/stubs/logging.h"
@@ -168,6 +170,106 @@ WireError WalkWire(std::string_view bytes, const Descriptor* descriptor) {
   return walker.error();
 }
 
+// ------------------------------------------------------------ prescreen --
+
+// A cheap look at the wire format as `descriptor`: every field must be one
+// the schema knows, with the wire type its declaration implies; sub-messages
+// are checked a few levels deep on their first occurrences only. A clean
+// prescreen lets the decoder parse one candidate instead of all of them.
+bool WireTypeFits(const FieldDescriptor* field, int wire_type) {
+  if (wire_type == 2) {
+    return field->type() == FieldDescriptor::TYPE_MESSAGE ||
+           field->type() == FieldDescriptor::TYPE_STRING ||
+           field->type() == FieldDescriptor::TYPE_BYTES ||
+           (field->is_repeated() && field->is_packable());
+  }
+  switch (field->type()) {
+    case FieldDescriptor::TYPE_DOUBLE:
+    case FieldDescriptor::TYPE_FIXED64:
+    case FieldDescriptor::TYPE_SFIXED64:
+      return wire_type == 1;
+    case FieldDescriptor::TYPE_FLOAT:
+    case FieldDescriptor::TYPE_FIXED32:
+    case FieldDescriptor::TYPE_SFIXED32:
+      return wire_type == 5;
+    case FieldDescriptor::TYPE_MESSAGE:
+    case FieldDescriptor::TYPE_STRING:
+    case FieldDescriptor::TYPE_BYTES:
+    case FieldDescriptor::TYPE_GROUP:
+      return false;
+    default:
+      return wire_type == 0;
+  }
+}
+
+bool PrescreenClean(std::string_view bytes, const Descriptor* descriptor,
+                    int depth) {
+  CodedInputStream in(Data(bytes), static_cast<int>(bytes.size()));
+  Configure(in);
+  absl::flat_hash_map<int, int> visits;  // field -> sub-messages checked
+  while (in.CurrentPosition() < static_cast<int>(bytes.size())) {
+    uint32_t tag = 0;
+    if (!in.ReadVarint32(&tag) || (tag >> 3) == 0) return false;
+    const FieldDescriptor* field = descriptor->FindFieldByNumber(tag >> 3);
+    const int wire_type = static_cast<int>(tag & 7);
+    if (!field || !WireTypeFits(field, wire_type)) return false;
+    uint64_t value;
+    switch (wire_type) {
+      case 0:
+        if (!in.ReadVarint64(&value)) return false;
+        break;
+      case 1:
+        if (!in.Skip(8)) return false;
+        break;
+      case 5:
+        if (!in.Skip(4)) return false;
+        break;
+      case 2: {
+        if (!in.ReadVarint64(&value) ||
+            value > bytes.size() - in.CurrentPosition()) {
+          return false;
+        }
+        const int start = in.CurrentPosition();
+        if (field->type() == FieldDescriptor::TYPE_MESSAGE && depth > 0 &&
+            visits[field->number()]++ < 2 &&
+            !PrescreenClean(bytes.substr(start, value), field->message_type(),
+                            depth - 1)) {
+          return false;
+        }
+        if (!in.Skip(static_cast<int>(value))) return false;
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+bool HasTopLevelField(std::string_view bytes, uint32_t number) {
+  CodedInputStream in(Data(bytes), static_cast<int>(bytes.size()));
+  Configure(in);
+  while (in.CurrentPosition() < static_cast<int>(bytes.size())) {
+    uint32_t tag = 0;
+    if (!in.ReadVarint32(&tag)) return false;
+    if ((tag >> 3) == number) return true;
+    uint64_t value;
+    switch (tag & 7) {
+      case 0: if (!in.ReadVarint64(&value)) return false; break;
+      case 1: if (!in.Skip(8)) return false; break;
+      case 5: if (!in.Skip(4)) return false; break;
+      case 2:
+        if (!in.ReadVarint64(&value) || value > INT_MAX ||
+            !in.Skip(static_cast<int>(value))) {
+          return false;
+        }
+        break;
+      default: return false;
+    }
+  }
+  return false;
+}
+
 // --------------------------------------------------------- plausibility --
 
 // Unknown fields down to `depth` levels: a message of the wrong type parses
@@ -284,19 +386,22 @@ bool IsPlausible(ProtoKind kind, const Message& message) {
   return false;
 }
 
-std::unique_ptr<Message> NewMessage(ProtoKind kind) {
+// A new message of the kind, on `arena` when given (then the arena owns
+// it), else on the heap (then the caller does).
+Message* NewMessage(ProtoKind kind, google::protobuf::Arena* arena = nullptr) {
+  using google::protobuf::Arena;
   switch (kind) {
     case ProtoKind::kHloSnapshot:
-      return std::make_unique<xla::HloSnapshot>();
+      return Arena::CreateMessage<xla::HloSnapshot>(arena);
     case ProtoKind::kHloUnoptimizedSnapshot:
     case ProtoKind::kChunkedHloUnoptimizedSnapshot:
-      return std::make_unique<xla::HloUnoptimizedSnapshot>();
+      return Arena::CreateMessage<xla::HloUnoptimizedSnapshot>(arena);
     case ProtoKind::kHloProto:
-      return std::make_unique<xla::HloProto>();
+      return Arena::CreateMessage<xla::HloProto>(arena);
     case ProtoKind::kHloModuleProto:
-      return std::make_unique<xla::HloModuleProto>();
+      return Arena::CreateMessage<xla::HloModuleProto>(arena);
     case ProtoKind::kRunHloModuleIterationLiterals:
-      return std::make_unique<xla::RunHloModuleIterationLiterals>();
+      return Arena::CreateMessage<xla::RunHloModuleIterationLiterals>(arena);
   }
   return nullptr;
 }
@@ -316,8 +421,7 @@ void Extract(ProtoKind kind, Message& message, DecodedProto* out) {
     case ProtoKind::kHloSnapshot: {
       auto& m = static_cast<xla::HloSnapshot&>(message);
       if (m.hlo().has_hlo_module()) {
-        out->module = std::make_unique<xla::HloModuleProto>();
-        out->module->Swap(m.mutable_hlo()->mutable_hlo_module());
+        out->module = m.mutable_hlo()->mutable_hlo_module();
       }
       AddLiterals(m.arguments(), "", out);
       if (m.has_result()) out->literals.push_back({"result", m.result(), -1});
@@ -327,10 +431,7 @@ void Extract(ProtoKind kind, Message& message, DecodedProto* out) {
     case ProtoKind::kHloUnoptimizedSnapshot:
     case ProtoKind::kChunkedHloUnoptimizedSnapshot: {
       auto& m = static_cast<xla::HloUnoptimizedSnapshot&>(message);
-      if (m.has_hlo_module()) {
-        out->module = std::make_unique<xla::HloModuleProto>();
-        out->module->Swap(m.mutable_hlo_module());
-      }
+      if (m.has_hlo_module()) out->module = m.mutable_hlo_module();
       for (int p = 0; p < m.partitions_size(); ++p) {
         AddLiterals(m.partitions(p).arguments(),
                     m.partitions_size() > 1 ? absl::StrCat("partition ", p, " ")
@@ -341,13 +442,11 @@ void Extract(ProtoKind kind, Message& message, DecodedProto* out) {
     }
     case ProtoKind::kHloProto: {
       auto& m = static_cast<xla::HloProto&>(message);
-      out->module = std::make_unique<xla::HloModuleProto>();
-      out->module->Swap(m.mutable_hlo_module());
+      out->module = m.mutable_hlo_module();
       break;
     }
     case ProtoKind::kHloModuleProto:
-      out->module = std::make_unique<xla::HloModuleProto>();
-      out->module->Swap(static_cast<xla::HloModuleProto*>(&message));
+      out->module = static_cast<xla::HloModuleProto*>(&message);
       break;
     case ProtoKind::kRunHloModuleIterationLiterals: {
       auto& m = static_cast<xla::RunHloModuleIterationLiterals&>(message);
@@ -442,7 +541,7 @@ std::optional<absl::StatusOr<DecodedProto>> TryChunked(std::string_view bytes) {
   if (!in.ReadVarint64(&length)) return std::nullopt;
   const uint64_t header = static_cast<uint64_t>(in.CurrentPosition());
   if (length == 0 || length > bytes.size() - header) return std::nullopt;
-  auto metadata = std::make_unique<xla::HloUnoptimizedSnapshot>();
+  auto metadata = std::make_shared<xla::HloUnoptimizedSnapshot>();
   if (!ParseExactly(bytes.substr(header, length), metadata.get())) {
     return std::nullopt;
   }
@@ -510,8 +609,8 @@ std::optional<absl::StatusOr<DecodedProto>> TryChunked(std::string_view bytes) {
       offset += size;
     }
   }
-  out.module = std::make_unique<xla::HloModuleProto>();
-  out.module->Swap(metadata->mutable_hlo_module());
+  out.module = metadata->mutable_hlo_module();
+  out.storage = std::move(metadata);
   return absl::StatusOr<DecodedProto>(std::move(out));
 }
 
@@ -640,9 +739,35 @@ absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
       ProtoKind::kHloSnapshot, ProtoKind::kHloUnoptimizedSnapshot,
       ProtoKind::kHloProto, ProtoKind::kHloModuleProto,
       ProtoKind::kRunHloModuleIterationLiterals};
+  // Fast path: the first kind whose wire format fits cleanly and whose
+  // parse is plausible. Parsing every candidate of a 1 GB proto would cost
+  // seconds each.
+  // An arena makes parsing and freeing millions of small messages cheap.
+  for (ProtoKind kind : kOrder) {
+    auto arena = std::make_shared<google::protobuf::Arena>();
+    Message* message = NewMessage(kind, arena.get());
+    if (!PrescreenClean(bytes, message->GetDescriptor(), 4)) continue;
+    // Without partitions (field 2) an unoptimized snapshot reads the same as
+    // an HloProto and would be judged implausible after a full parse.
+    if (kind == ProtoKind::kHloUnoptimizedSnapshot &&
+        !HasTopLevelField(bytes, 2)) {
+      continue;
+    }
+    if (!ParseExactly(bytes, message)) continue;
+    if (!IsPlausible(kind, *message)) continue;
+    DecodedProto out;
+    out.kind = kind;
+    out.gzipped = gzipped;
+    Extract(kind, *message, &out);
+    out.storage = std::move(arena);
+    return out;
+  }
+
+  // Slow path (newer XLA fields, odd files): parse every candidate and
+  // prefer the one with the fewest unknown fields.
   std::vector<Candidate> parsed;
   for (ProtoKind kind : kOrder) {
-    Candidate candidate{kind, NewMessage(kind)};
+    Candidate candidate{kind, std::unique_ptr<Message>(NewMessage(kind))};
     if (!ParseExactly(bytes, candidate.message.get())) continue;
     candidate.plausible = IsPlausible(kind, *candidate.message);
     if (!candidate.plausible) continue;
@@ -663,6 +788,7 @@ absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
     out.gzipped = gzipped;
     out.unknown_fields = best->unknown;
     Extract(best->kind, *best->message, &out);
+    out.storage = std::shared_ptr<Message>(std::move(best->message));
     return out;
   }
 
@@ -672,7 +798,8 @@ absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
   furthest.offset = -1;
   ProtoKind furthest_kind = kOrder[0];
   for (ProtoKind kind : kOrder) {
-    WireError error = WalkWire(bytes, NewMessage(kind)->GetDescriptor());
+    std::unique_ptr<Message> message(NewMessage(kind));
+    WireError error = WalkWire(bytes, message->GetDescriptor());
     if (error.ok) continue;
     if (error.offset > furthest.offset) {
       furthest = error;

@@ -43,7 +43,10 @@ struct LabeledLiteral {
 struct DecodedProto {
   ProtoKind kind = ProtoKind::kHloProto;
   bool gzipped = false;
-  std::unique_ptr<xla::HloModuleProto> module;  // null when the proto has none
+  // The module, null when the proto has none. It points into `storage`
+  // (an arena, or the decoded message), which keeps it alive.
+  xla::HloModuleProto* module = nullptr;
+  std::shared_ptr<void> storage;
   std::vector<LabeledLiteral> literals;
   std::string execution_platform;  // HloSnapshot only
   // Fields our schema does not know (a newer XLA): decoded anyway.
