@@ -132,6 +132,14 @@ vim.schedule(function() H.run(function()
     local pclient = H.wait_attached(pbuf, 10000)
     local psyms = pclient and H.request(pbuf, 'textDocument/documentSymbol',
       { textDocument = { uri = vim.uri_from_bufnr(pbuf) } })
+    -- :HloConvert on the proto: its text in a scratch buffer (server, else hlo-lsp convert)
+    vim.cmd('HloConvert ' .. vim.fn.fnameescape(pb))
+    local sbuf = vim.api.nvim_get_current_buf()
+    local shead = vim.api.nvim_buf_get_lines(sbuf, 0, 1, false)[1] or ''
+    H.check(':HloConvert', sbuf ~= pbuf and vim.bo[sbuf].filetype == 'hlo' and shead:find('^HloModule jit_f') ~= nil
+      and vim.api.nvim_buf_get_name(sbuf):find('hlo-proto://', 1, true) ~= nil,
+      { name = vim.api.nvim_buf_get_name(sbuf), head = shead, ft = vim.bo[sbuf].filetype })
+    vim.cmd('close')
     H.check('proto text gets the server', psyms ~= nil and #psyms > 0 and psyms[1].name == 'jit_f',
       psyms and vim.tbl_map(function(s) return s.name end, psyms))
   else

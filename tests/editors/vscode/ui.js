@@ -1,6 +1,6 @@
 // Keyboard-driven UI test of the HLO extension in real VS Code (code-server) through
 // headless chromium. usage: node ui.js URL OUTDIR   (exit 0 iff every check passed)
-// Saves hover.png, symbols.png, stages.png and diagnostics.png in OUTDIR.
+// Saves hover.png, symbols.png, stages.png, diagnostics.png and proto.png in OUTDIR.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const [url, outDir] = process.argv.slice(2);
@@ -139,6 +139,18 @@ const check = (name, ok, detail) => {
   await page.keyboard.press('Control+I');
   await page.waitForTimeout(1000);
   await page.screenshot({ path: `${outDir}/diagnostics.png` });
+
+  // A binary proto dump opens (default custom editor) as read-only HLO text.
+  await openFile('module_0002.jit_f.before_optimizations.hlo.pb');
+  const protoTab = await poll(async () => {
+    const t = (await page.locator('.tab.active').first().textContent()) || '';
+    return /before_optimizations\.hlo\.txt/.test(t) ? t : undefined;
+  }, 80);
+  const protoMode = (await page.locator('[id="status.editor.mode"]').textContent()) || '';
+  const protoText = await page.locator('.monaco-editor .view-lines').first().innerText();
+  check('proto dump opens as HLO text', !!protoTab && /HLO/.test(protoMode) && /HloModule\sjit_f/.test(protoText),
+    { tab: protoTab, mode: protoMode.trim(), head: protoText.slice(0, 60) });
+  await page.screenshot({ path: `${outDir}/proto.png` });
 
   console.log(JSON.stringify({ summary: true, failures, ms: Date.now() - t0 }));
   await browser.close();
