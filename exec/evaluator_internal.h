@@ -1,0 +1,140 @@
+// Shared by the evaluator and the op families: the per-computation plan
+// (instructions in dependency order with decoded attributes), the
+// evaluator state, and the op entry points.
+#ifndef HLO_LSP_EXEC_EVALUATOR_INTERNAL_H_
+#define HLO_LSP_EXEC_EVALUATOR_INTERNAL_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "exec/evaluator.h"
+#include "exec/literal.h"
+#include "hlo/attributes.h"
+#include "hlo/syntax.h"
+
+namespace hlo::exec {
+
+class Rendezvous;
+
+struct Node {
+  Id id = kNone;
+  Opcode op = Opcode::kUnknown;
+  LiteralShape shape;
+  std::vector<int64_t> minor_to_major;  // empty: default (row-major)
+  std::vector<int> operands;  // node indices
+  std::vector<std::vector<int64_t>> operand_layouts;  // minor_to_major each
+  InstructionAttributes attrs;
+  std::map<std::string, std::vector<Id>, std::less<>> calls;  // key -> comps
+  Id Call(std::string_view key) const {
+    auto it = calls.find(key);
+    return it == calls.end() || it->second.empty() ? kNone : it->second[0];
+  }
+};
+
+struct Plan {
+  Id computation = kNone;
+  std::vector<Node> nodes;        // dependency order
+  int root = -1;
+  std::vector<int> parameters;    // node index by parameter number
+  std::vector<int> last_use;      // node index of the last reader
+};
+
+absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
+                                                Id computation);
+
+// Where an error happened: "line N: opcode: message".
+std::string Where(const ParsedFile& file, Id instruction);
+
+class Evaluator {
+ public:
+  Evaluator(const ParsedFile& file, Id module, const EvalOptions& options,
+            int64_t device, DeviceCount devices, Rendezvous* rendezvous);
+
+  absl::StatusOr<Value> Run(Id computation, std::span<const Value> args,
+                            int depth, bool collect = true);
+  // A scalar computation (reducers, comparators) on scalar arguments.
+  absl::StatusOr<Value> CallScalar(Id computation, std::span<const Value> args,
+                                   int depth);
+  absl::StatusOr<const Plan*> GetPlan(Id computation);
+
+  const ParsedFile& file() const { return file_; }
+  int64_t device() const { return device_; }
+  DeviceCount devices() const { return devices_; }
+  Rendezvous* rendezvous() const { return rendezvous_; }
+  EvalResult& result() { return result_; }
+  uint64_t NextRngState() { return rng_state_++; }
+
+ private:
+  absl::StatusOr<Value> EvalNode(const Plan& plan, const Node& node,
+                                 std::vector<Value>& values, int depth);
+  void RecordStats(Id instruction, const Literal& value);
+
+  const ParsedFile& file_;
+  Id module_;
+  EvalOptions options_;
+  int64_t device_;
+  DeviceCount devices_;
+  Rendezvous* rendezvous_;
+  std::map<Id, std::unique_ptr<Plan>> plans_;
+  std::map<Id, size_t> stats_index_;
+  EvalResult result_;
+  uint64_t rng_state_ = 0;
+};
+
+// ---------------------------------------------------------- op families --
+using Operands = std::span<const Value>;
+
+// ops_elementwise.cc
+bool IsElementwise(Opcode op);
+absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in);
+// ops_shape.cc: broadcast, reshape, transpose, bitcast, copy, slice,
+// dynamic-slice, dynamic-update-slice, concatenate, pad, reverse, iota,
+// convert, bitcast-convert, reduce-precision, get-dimension-size.
+bool IsShapeOp(Opcode op);
+absl::StatusOr<Literal> EvalShapeOp(const ParsedFile& file, const Node& node,
+                                    Operands in);
+absl::StatusOr<Literal> Transpose(const Literal& in,
+                                  const std::vector<int64_t>& perm);
+// ops_reduce.cc: reduce, reduce-window, select-and-scatter, sort, map.
+absl::StatusOr<Value> EvalReduceFamily(Evaluator& ev, const Node& node,
+                                       Operands in, int depth);
+// ops_dot_conv.cc
+absl::StatusOr<Literal> EvalDot(const Node& node, const Literal& lhs,
+                                const Literal& rhs,
+                                const DotDimensionNumbers& dnums);
+absl::StatusOr<Literal> EvalConvolution(const Node& node, const Literal& lhs,
+                                        const Literal& rhs);
+// ops_gather_scatter.cc
+absl::StatusOr<Literal> EvalGather(const Node& node, const Literal& operand,
+                                   const Literal& indices);
+absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
+                                  int depth);
+// ops_collective.cc
+bool IsCollective(Opcode op);
+absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
+                                     Operands in, int depth);
+// ops_custom_call.cc
+bool CustomCallSupported(std::string_view target);
+absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
+                                     Operands in, int depth);
+
+// Index helpers.
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
+// Advances a multi-index over `dims`; false after the last one.
+inline bool NextIndex(std::vector<int64_t>& index,
+                      const std::vector<int64_t>& dims) {
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    if (++index[d] < dims[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
+}  // namespace hlo::exec
+
+#endif  // HLO_LSP_EXEC_EVALUATOR_INTERNAL_H_

@@ -1,0 +1,130 @@
+// Custom-calls that are plain math or annotations in disguise: cuBLAS gemm
+// (a dot read back from backend_config JSON, alpha/beta applied), TopK,
+// and the sharding/placement annotations that pass their operand through.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "exec/strings.h"
+#include "exec/evaluator_internal.h"
+#include "nlohmann/json.hpp"
+
+namespace hlo::exec {
+
+absl::StatusOr<Value> TopK(const Node& node, const Literal& x, int64_t k,
+                           bool largest);
+
+namespace {
+
+absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
+
+bool IsPassThrough(std::string_view t) {
+  static constexpr std::string_view kTargets[] = {
+      "Sharding", "MoveToHost", "MoveToDevice", "Pin", "Unpin",
+      "annotate_device_placement", "ShardBarrierFrom", "ShardBarrierTo",
+      "SPMDFullToShardShape", "SPMDShardToFullShape", "LayoutConstraint",
+      "AssumeGatherIndicesInBound", "xla_python_cpu_callback_annotation"};
+  return std::find(std::begin(kTargets), std::end(kTargets), t) != std::end(kTargets);
+}
+
+bool IsGemm(std::string_view t) {
+  return t == "__cublas$gemm" || t == "__cublas$lt$matmul" ||
+         t == "__cublas$lt$matmul$f8" || t == "__rocblas$gemm";
+}
+
+std::vector<int64_t> JsonInts(const nlohmann::json& j) {
+  std::vector<int64_t> out;
+  if (!j.is_array()) return out;
+  for (const auto& v : j) {
+    if (v.is_string()) {
+      out.push_back(std::strtoll(v.get<std::string>().c_str(), nullptr, 10));
+    } else if (v.is_number_integer()) {
+      out.push_back(v.get<int64_t>());
+    }
+  }
+  return out;
+}
+
+double JsonNumber(const nlohmann::json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return fallback;
+  return it->get<double>();
+}
+
+absl::StatusOr<Value> Gemm(const Node& node, Operands in) {
+  if (in.size() < 2) return Bad("gemm needs two operands");
+  std::string text = node.attrs.backend_config ? node.attrs.backend_config->text : "";
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object())
+    return Bad("gemm backend_config is not JSON");
+  const nlohmann::json& cfg =
+      json.contains("gemm_backend_config") ? json["gemm_backend_config"] : json;
+  if (!cfg.contains("dot_dimension_numbers")) return Bad("gemm without dot_dimension_numbers");
+  const auto& dj = cfg["dot_dimension_numbers"];
+  DotDimensionNumbers dn;
+  if (dj.contains("lhs_contracting_dimensions")) dn.lhs_contracting_dimensions = JsonInts(dj["lhs_contracting_dimensions"]);
+  if (dj.contains("rhs_contracting_dimensions")) dn.rhs_contracting_dimensions = JsonInts(dj["rhs_contracting_dimensions"]);
+  if (dj.contains("lhs_batch_dimensions")) dn.lhs_batch_dimensions = JsonInts(dj["lhs_batch_dimensions"]);
+  if (dj.contains("rhs_batch_dimensions")) dn.rhs_batch_dimensions = JsonInts(dj["rhs_batch_dimensions"]);
+  const double alpha = JsonNumber(cfg, "alpha_real", 1.0);
+  const double beta = JsonNumber(cfg, "beta", 0.0);
+  std::string epilogue = cfg.value("epilogue", std::string("DEFAULT"));
+  if (epilogue != "DEFAULT")
+    return absl::UnimplementedError("gemm epilogue " + epilogue + " is not supported");
+  Node dot = node;
+  if (node.shape.is_tuple()) dot.shape = node.shape.tuple_elements[0];
+  auto r = EvalDot(dot, *in[0], *in[1], dn);
+  if (!r.ok()) return r.status();
+  if (alpha != 1.0 || (beta != 0.0 && in.size() >= 3)) {
+    for (int64_t i = 0; i < r->count(); ++i) {
+      double v = alpha * r->GetDouble(i);
+      if (beta != 0.0 && in.size() >= 3) v += beta * in[2]->GetDouble(i);
+      r->SetDouble(i, v);
+    }
+  }
+  Value out = std::make_shared<const Literal>(*std::move(r));
+  if (!node.shape.is_tuple()) return out;
+  std::vector<Value> parts = {out};
+  for (size_t k = 1; k < node.shape.tuple_elements.size(); ++k) {
+    auto z = Literal::Create(node.shape.tuple_elements[k]);
+    if (!z.ok()) return z.status();
+    parts.push_back(std::make_shared<const Literal>(*std::move(z)));
+  }
+  return std::make_shared<const Literal>(Literal::MakeTuple(std::move(parts)));
+}
+
+}  // namespace
+
+bool CustomCallSupported(std::string_view target) {
+  return IsPassThrough(target) || IsGemm(target) || target == "TopK" ||
+         target == "AllocateBuffer";
+}
+
+absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
+                                     Operands in, int depth) {
+  (void)ev;
+  (void)depth;
+  const std::string target = node.attrs.custom_call_target.value_or("");
+  if (IsPassThrough(target)) {
+    if (in.size() != 1) return Bad(target + " with " + std::to_string(in.size()) + " operands");
+    if (ShapeString(in[0]->shape()) != ShapeString(node.shape))
+      return absl::UnimplementedError(Cat(
+          "custom-call ", target, " changes the shape (", ShapeString(in[0]->shape()),
+          " to ", ShapeString(node.shape), "); only a partitioned run could give it meaning"));
+    return in[0];
+  }
+  if (IsGemm(target)) return Gemm(node, in);
+  if (target == "AllocateBuffer") {
+    auto z = Literal::Create(node.shape);
+    if (!z.ok()) return z.status();
+    return std::make_shared<const Literal>(*std::move(z));
+  }
+  if (target == "TopK") {
+    if (in.size() != 1 || !node.shape.is_tuple() || node.shape.tuple_elements.size() != 2)
+      return Bad("TopK needs one operand and a (values, indices) result");
+    const auto& dims = node.shape.tuple_elements[0].dims;
+    return TopK(node, *in[0], dims.empty() ? 1 : dims.back(), true);
+  }
+  return absl::UnimplementedError("unsupported custom-call target \"" + target + "\"");
+}
+
+}  // namespace hlo::exec

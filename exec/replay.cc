@@ -1,0 +1,420 @@
+#include "exec/replay.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "exec/fake_data.h"
+#include "exec/strings.h"
+#include "hlo/attributes.h"
+
+namespace hlo::exec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Bytes(int64_t n) {
+  char buf[64];
+  if (n >= (int64_t{1} << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", n / double(int64_t{1} << 30));
+  } else if (n >= (1 << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1 << 20));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(n));
+  }
+  return buf;
+}
+
+// ------------------------------------------- child -> parent wire format --
+
+struct Writer {
+  std::string out;
+  void U64(uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+  void F64(double v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+  void Str(std::string_view s) { U64(s.size()); out.append(s); }
+};
+struct Reader {
+  std::string_view in;
+  bool ok = true;
+  uint64_t U64() {
+    if (in.size() < 8) { ok = false; return 0; }
+    uint64_t v;
+    std::memcpy(&v, in.data(), 8);
+    in.remove_prefix(8);
+    return v;
+  }
+  double F64() {
+    uint64_t u = U64();
+    double d;
+    std::memcpy(&d, &u, 8);
+    return d;
+  }
+  std::string Str() {
+    uint64_t n = U64();
+    if (!ok || n > in.size()) { ok = false; return ""; }
+    std::string s(in.substr(0, n));
+    in.remove_prefix(n);
+    return s;
+  }
+};
+
+struct RunOutput {
+  absl::Status status = absl::OkStatus();
+  Value result;  // participant 0
+  std::vector<InstructionStats> stats;
+  Id first_nonfinite = kNone;
+};
+
+RunOutput RunHere(const ParsedFile& file, Id module,
+                  const std::vector<Value>& args, const ReplayOptions& options,
+                  int64_t limit) {
+  RunOutput out;
+  SetMemoryLimit(limit);
+  EvalOptions eo;
+  eo.collect_stats = options.collect_stats;
+  auto r = Evaluate(file, module, {args}, eo);
+  if (!r.ok()) {
+    out.status = r.status();
+    return out;
+  }
+  out.result = r->results[0];
+  out.stats = std::move(r->stats);
+  out.first_nonfinite = r->first_nonfinite;
+  return out;
+}
+
+std::string Serialize(const RunOutput& run) {
+  Writer w;
+  w.U64(static_cast<uint64_t>(run.status.code()));
+  w.Str(std::string(run.status.message()));
+  std::string npz;
+  if (run.status.ok()) {
+    auto bytes = EncodeNpz(FlattenResult(run.result));
+    if (bytes.ok()) npz = *std::move(bytes);
+  }
+  w.Str(npz);
+  w.U64(run.stats.size());
+  for (const InstructionStats& s : run.stats) {
+    w.U64(s.instruction);
+    w.U64(s.runs);
+    w.U64(s.elements);
+    w.U64(s.nan_count);
+    w.U64(s.inf_count);
+    w.F64(s.min);
+    w.F64(s.max);
+    w.F64(s.sum);
+  }
+  w.U64(run.first_nonfinite);
+  return w.out;
+}
+
+bool Deserialize(std::string_view bytes, RunOutput* run, NamedArrays* outputs) {
+  Reader r{bytes};
+  auto code = static_cast<absl::StatusCode>(r.U64());
+  std::string message = r.Str();
+  run->status = absl::Status(code, message);
+  std::string npz = r.Str();
+  uint64_t n = r.U64();
+  if (!r.ok || n > (1u << 26)) return false;
+  for (uint64_t i = 0; i < n && r.ok; ++i) {
+    InstructionStats s;
+    s.instruction = static_cast<Id>(r.U64());
+    s.runs = r.U64();
+    s.elements = r.U64();
+    s.nan_count = r.U64();
+    s.inf_count = r.U64();
+    s.min = r.F64();
+    s.max = r.F64();
+    s.sum = r.F64();
+    run->stats.push_back(s);
+  }
+  run->first_nonfinite = static_cast<Id>(r.U64());
+  if (!r.ok) return false;
+  if (run->status.ok()) {
+    auto arrays = DecodeNpz(npz);
+    if (!arrays.ok()) return false;
+    *outputs = *std::move(arrays);
+  }
+  return true;
+}
+
+std::string SignalText(int sig) {
+  const char* name = strsignal(sig);
+  std::string s = Cat("signal ", sig, " (", name ? name : "?", ")");
+  if (sig == SIGKILL) s += ", likely out of memory";
+  if (sig == SIGXCPU) s += ", the CPU time limit";
+  if (sig == SIGABRT) s += ", possibly out of memory";
+  return s;
+}
+
+// Runs in a forked child; `*failed` is set when the child died or timed out.
+bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& args,
+                const ReplayOptions& options, int64_t limit, RunOutput* run,
+                NamedArrays* outputs, std::string* failure) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    *failure = Cat("pipe failed: ", std::strerror(errno));
+    return false;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    *failure = Cat("fork failed: ", std::strerror(errno));
+    return false;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    // Address space: the evaluator's own limit plus room for code, stacks
+    // and allocator slack; CPU time a little past the wall-clock limit.
+    rlimit as{};
+    const int64_t slack = int64_t{2} << 30;
+    as.rlim_cur = as.rlim_max = static_cast<rlim_t>(
+        limit > INT64_MAX - slack ? RLIM_INFINITY : limit + slack);
+    setrlimit(RLIMIT_AS, &as);
+    if (options.timeout_seconds > 0) {
+      rlimit cpu{};
+      // Threads add up CPU time: allow every participant thread its share.
+      cpu.rlim_cur = cpu.rlim_max =
+          static_cast<rlim_t>(std::ceil(options.timeout_seconds * 4)) + 2;
+      setrlimit(RLIMIT_CPU, &cpu);
+    }
+    if (options.crash_signal_for_testing) raise(options.crash_signal_for_testing);
+    RunOutput r = RunHere(file, module, args, options, limit);
+    std::string bytes = Serialize(r);
+    const char* p = bytes.data();
+    size_t left = bytes.size();
+    while (left > 0) {
+      ssize_t w = write(fds[1], p, left);
+      if (w <= 0) {
+        if (errno == EINTR) continue;
+        _exit(5);
+      }
+      p += w;
+      left -= w;
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  const auto start = Clock::now();
+  std::string bytes;
+  bool timed_out = false, cancelled = false;
+  char buf[1 << 16];
+  while (true) {
+    double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (options.timeout_seconds > 0 && elapsed > options.timeout_seconds) {
+      timed_out = true;
+      break;
+    }
+    if (options.cancel && options.cancel->load()) {
+      cancelled = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    int pr = poll(&pfd, 1, 100);
+    if (pr < 0 && errno != EINTR) break;
+    if (pr <= 0) continue;
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the child is done (or died)
+    bytes.append(buf, n);
+  }
+  close(fds[0]);
+  if (timed_out || cancelled) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    *failure = Cat("timed out after ", options.timeout_seconds, " s");
+    return false;
+  }
+  if (cancelled) {
+    *failure = "cancelled";
+    return false;
+  }
+  if (WIFSIGNALED(status)) {
+    *failure = Cat("the replay process crashed: ", SignalText(WTERMSIG(status)));
+    return false;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *failure = Cat("the replay process exited with status ", WEXITSTATUS(status));
+    return false;
+  }
+  if (!Deserialize(bytes, run, outputs)) {
+    *failure = "the replay process sent a malformed result";
+    return false;
+  }
+  return true;
+}
+
+bool HasElidedConstant(const ParsedFile& file, const Instruction& in) {
+  return in.opcode == Opcode::kConstant &&
+         file.Text(in.operand_list).find("...") != std::string_view::npos;
+}
+
+}  // namespace
+
+int64_t DefaultMemoryLimit() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || size <= 0) return int64_t{8} << 30;
+  return static_cast<int64_t>(static_cast<double>(pages) * size * 0.8);
+}
+
+ReplayResult Replay(const ParsedFile& file, Id module,
+                    const ReplayOptions& options) {
+  const auto start = Clock::now();
+  ReplayResult result;
+  auto refuse = [&](std::string message) {
+    result.outcome = ReplayOutcome::kRefused;
+    result.error = std::move(message);
+    return result;
+  };
+  if (options.platform == Platform::kGpu)
+    return refuse("no GPU backend in this build");
+  if (module >= file.modules.size()) return refuse("no such module");
+  if (absl::Status s = CheckSupported(file, module); !s.ok())
+    return refuse(std::string(s.message()));
+  const int64_t limit =
+      options.memory_limit > 0 ? options.memory_limit : DefaultMemoryLimit();
+  result.memory_limit = limit;
+  DeviceCount devices = ModuleDevices(file, module);
+  result.participants = devices.total();
+  auto estimate = EstimatePeakMemory(file, module);
+  if (!estimate)
+    return refuse("the module's buffers overflow a 64-bit byte count");
+  result.estimated_bytes = *estimate;
+  if (*estimate > limit)
+    return refuse(Cat("needs about ", Bytes(*estimate), " (", *estimate,
+                      " bytes", devices.total() > 1 ? Cat(" for ", devices.total(), " participants") : "",
+                      "), over the memory limit of ", Bytes(limit), " (", limit, " bytes)"));
+  // Arguments.
+  auto shapes = EntryParameterShapes(file, module);
+  if (!shapes.ok()) return refuse(std::string(shapes.status().message()));
+  std::vector<Value> args;
+  SetMemoryLimit(limit);
+  if (!options.arguments.empty()) {
+    if (options.arguments.size() != shapes->size())
+      return refuse(Cat("the module takes ", shapes->size(), " arguments, ",
+                        options.arguments.size(), " given"));
+    for (size_t k = 0; k < shapes->size(); ++k) {
+      const std::string want = ShapeString((*shapes)[k]);
+      const std::string got = ShapeString(options.arguments[k]->shape());
+      if (want != got)
+        return refuse(Cat("argument ", k, " is ", got, ", the module wants ", want));
+    }
+    args = options.arguments;
+  } else {
+    auto fake = MakeFakeArguments(file, module, options.seed, &result.notes);
+    if (!fake.ok()) return refuse(std::string(fake.status().message()));
+    args = *std::move(fake);
+  }
+  for (size_t k = 0; k < args.size(); ++k)
+    result.arguments.push_back({Cat("arg", k), args[k]});
+  int64_t elided = 0;
+  for (const Instruction& in : file.instructions)
+    if (HasElidedConstant(file, in)) ++elided;
+  if (elided)
+    result.notes.push_back(Cat(elided, " elided constant", elided > 1 ? "s" : "",
+                               " ({...}) filled with fake data"));
+  for (const Instruction& in : file.instructions) {
+    if (in.opcode == Opcode::kRngBitGenerator || in.opcode == Opcode::kRng) {
+      result.notes.push_back(
+          "rng ops draw from this evaluator's generator, not XLA's Philox/ThreeFry bits");
+      break;
+    }
+  }
+  // Run.
+  RunOutput run;
+  std::string failure;
+  if (options.use_child_process) {
+    if (!RunInChild(file, module, args, options, limit, &run, &result.outputs,
+                    &failure)) {
+      result.outcome = ReplayOutcome::kFailed;
+      result.error = failure;
+      result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      return result;
+    }
+  } else {
+    run = RunHere(file, module, args, options, limit);
+    if (run.status.ok()) result.outputs = FlattenResult(run.result);
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!run.status.ok()) {
+    const absl::StatusCode c = run.status.code();
+    result.outcome = c == absl::StatusCode::kInvalidArgument ||
+                             c == absl::StatusCode::kUnimplemented
+                         ? ReplayOutcome::kRefused
+                         : ReplayOutcome::kFailed;
+    result.error = std::string(run.status.message());
+    if (c == absl::StatusCode::kResourceExhausted)
+      result.error = "memory limit hit: " + result.error;
+    return result;
+  }
+  auto describe = [&](const InstructionStats& s) {
+    NamedStats n;
+    n.stats = s;
+    if (s.instruction < file.instructions.size()) {
+      const Instruction& in = file.instructions[s.instruction];
+      n.name = std::string(file.Name(in));
+      n.opcode = std::string(file.Text(in.opcode_span));
+      n.line = file.lines().LineOf(in.span.begin) + 1;
+    }
+    return n;
+  };
+  for (const InstructionStats& s : run.stats) result.stats.push_back(describe(s));
+  if (run.first_nonfinite != kNone) {
+    InstructionStats s;
+    for (const InstructionStats& x : run.stats)
+      if (x.instruction == run.first_nonfinite) s = x;
+    s.instruction = run.first_nonfinite;
+    result.first_nonfinite = describe(s);
+  }
+  return result;
+}
+
+std::vector<std::string> CompareOutputs(const NamedArrays& expected,
+                                        const NamedArrays& actual, double atol,
+                                        double rtol) {
+  std::vector<std::string> out;
+  if (expected.size() != actual.size())
+    out.push_back(Cat("expected ", expected.size(), " outputs, got ", actual.size()));
+  for (size_t k = 0; k < std::min(expected.size(), actual.size()); ++k) {
+    const Literal& e = *expected[k].second;
+    const Literal& a = *actual[k].second;
+    if (ShapeString(e.shape()) != ShapeString(a.shape())) {
+      out.push_back(Cat(actual[k].first, ": shape ", ShapeString(a.shape()),
+                        ", expected ", ShapeString(e.shape())));
+      continue;
+    }
+    int64_t bad = 0, first = -1;
+    double worst = 0;
+    for (int64_t i = 0; i < e.count(); ++i) {
+      const double x = e.GetDouble(i), y = a.GetDouble(i);
+      if (std::isnan(x) && std::isnan(y)) continue;
+      if (x == y) continue;
+      const double diff = std::fabs(x - y);
+      const bool differs = std::isnan(diff) ||
+                           (diff > atol && diff > rtol * std::fabs(x));
+      if (differs) {
+        if (first < 0) first = i;
+        ++bad;
+        worst = std::max(worst, std::isnan(diff) ? INFINITY : diff);
+      }
+    }
+    if (bad)
+      out.push_back(Cat(actual[k].first, ": ", bad, " of ", e.count(),
+                        " elements differ (first at ", first, ": expected ",
+                        e.GetDouble(first), ", got ", a.GetDouble(first),
+                        "; largest difference ", worst, ")"));
+  }
+  return out;
+}
+
+}  // namespace hlo::exec

@@ -1,0 +1,80 @@
+// Replay of a module on CPU: the API the CLI and the LSP server call. It
+// checks the module up front (unsupported ops, the memory estimate), makes
+// or takes the arguments, and runs the evaluator in a child process with a
+// memory and a time limit, so a crash, an OOM or a timeout there is
+// reported and the caller lives on.
+#ifndef HLO_LSP_EXEC_REPLAY_H_
+#define HLO_LSP_EXEC_REPLAY_H_
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/evaluator.h"
+#include "exec/npz.h"
+#include "hlo/syntax.h"
+
+namespace hlo::exec {
+
+enum class Platform { kCpu, kGpu };
+
+struct ReplayOptions {
+  Platform platform = Platform::kCpu;
+  uint32_t seed = 0;
+  // Arguments by entry-parameter order (from --args or a snapshot); empty:
+  // fake data.
+  std::vector<Value> arguments;
+  bool collect_stats = false;
+  int64_t memory_limit = 0;      // bytes; 0: 80% of physical memory
+  double timeout_seconds = 600;  // wall clock; 0: none
+  bool use_child_process = true;
+  // Set from another thread to stop the run (the child is killed).
+  const std::atomic<bool>* cancel = nullptr;
+  // Tests only: the child raises this signal instead of evaluating.
+  int crash_signal_for_testing = 0;
+};
+
+enum class ReplayOutcome {
+  kOk,
+  kRefused,   // bad input or refused up front (exit 1)
+  kFailed,    // failed while running: timeout, memory, crash (exit 3)
+};
+
+struct NamedStats {
+  InstructionStats stats;
+  std::string name;    // instruction name
+  std::string opcode;
+  int64_t line = 0;    // 1-based
+};
+
+struct ReplayResult {
+  ReplayOutcome outcome = ReplayOutcome::kOk;
+  std::string error;
+  NamedArrays arguments;  // what ran (arg0, ...)
+  NamedArrays outputs;    // out0, ... of participant 0
+  std::vector<NamedStats> stats;  // execution order
+  std::optional<NamedStats> first_nonfinite;
+  std::vector<std::string> notes;  // fake-data constraints, elided constants
+  int64_t participants = 1;
+  int64_t estimated_bytes = 0;
+  int64_t memory_limit = 0;
+  double seconds = 0;
+};
+
+int64_t DefaultMemoryLimit();  // 80% of physical memory
+
+ReplayResult Replay(const ParsedFile& file, Id module,
+                    const ReplayOptions& options);
+
+// Compares outputs with the tolerance rule of the contracts: an element
+// differs when off by more than atol absolute AND rtol relative; NaN equals
+// NaN. Returns one line per mismatching array (empty: they match).
+std::vector<std::string> CompareOutputs(const NamedArrays& expected,
+                                        const NamedArrays& actual,
+                                        double atol = 1e-3, double rtol = 1e-3);
+
+}  // namespace hlo::exec
+
+#endif  // HLO_LSP_EXEC_REPLAY_H_

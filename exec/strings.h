@@ -1,0 +1,41 @@
+// String building for exec/: like absl::StrCat but taking std::string_view
+// (Debian's abseil has its own string_view) and abseil's messages alike.
+#ifndef HLO_LSP_EXEC_STRINGS_H_
+#define HLO_LSP_EXEC_STRINGS_H_
+
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "absl/strings/string_view.h"
+
+namespace hlo::exec {
+
+inline void AppendPiece(std::string& s, std::string_view v) { s.append(v); }
+inline void AppendPiece(std::string& s, const std::string& v) { s.append(v); }
+inline void AppendPiece(std::string& s, const char* v) { s.append(v); }
+inline void AppendPiece(std::string& s, absl::string_view v) {
+  s.append(v.data(), v.size());
+}
+template <typename N>
+  requires std::is_arithmetic_v<N>
+void AppendPiece(std::string& s, N v) {
+  if constexpr (std::is_same_v<N, bool>) {
+    s.append(v ? "true" : "false");
+  } else if constexpr (std::is_same_v<N, char>) {
+    s.push_back(v);
+  } else {
+    s.append(std::to_string(v));
+  }
+}
+
+template <typename... A>
+std::string Cat(const A&... a) {
+  std::string s;
+  (AppendPiece(s, a), ...);
+  return s;
+}
+
+}  // namespace hlo::exec
+
+#endif  // HLO_LSP_EXEC_STRINGS_H_
