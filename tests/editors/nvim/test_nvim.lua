@@ -30,6 +30,7 @@ vim.schedule(function() H.run(function()
     ['module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt'] = 'hlo',
     ['undefined_operand.hlo'] = 'hlo',
     ['exported_model.txt'] = 'hlo',
+    ['module_text.pbtxt'] = 'hlo',
     ['module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt'] = 'text',
     ['notes.txt'] = 'text',
   }

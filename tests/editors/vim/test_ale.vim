@@ -33,13 +33,14 @@ try
 
   " filetype detection in Vim (its own *.txt rule says `text` first)
   let s:ft = {}
-  for s:name in ['module_0001.jit_f.before_optimizations.txt', 'exported_model.txt',
+  for s:name in ['module_0001.jit_f.before_optimizations.txt', 'exported_model.txt', 'module_text.pbtxt',
         \ 'module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt', 'notes.txt', 'undefined_operand.hlo']
     execute 'edit ' . fnameescape(s:fixtures . '/' . s:name)
     let s:ft[s:name] = &filetype
   endfor
   call s:check('filetype', s:ft['module_0001.jit_f.before_optimizations.txt'] ==# 'hlo'
         \ && s:ft['exported_model.txt'] ==# 'hlo' && s:ft['undefined_operand.hlo'] ==# 'hlo'
+        \ && s:ft['module_text.pbtxt'] ==# 'hlo'
         \ && s:ft['notes.txt'] ==# 'text'
         \ && s:ft['module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt'] ==# 'text', s:ft)
 
