@@ -7,10 +7,10 @@
 
 namespace hlo::proto {
 
-absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
-    std::string_view bytes, size_t max_bytes, const PrintOptions& options) {
-  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
-  if (!decoded.ok()) return decoded.status();
+namespace {
+
+ProtoTextResult PrintDecoded(const DecodedProto* decoded, size_t max_bytes,
+                             const PrintOptions& options) {
   ProtoTextResult result;
   result.kind = std::string(ProtoKindName(decoded->kind));
   std::string& text = result.text;
@@ -36,6 +36,24 @@ absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
     text.resize(cut == std::string::npos ? 0 : cut + 1);
     result.truncated = true;
   }
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
+    std::string_view bytes, size_t max_bytes, const PrintOptions& options) {
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
+  if (!decoded.ok()) return decoded.status();
+  return PrintDecoded(&*decoded, max_bytes, options);
+}
+
+absl::StatusOr<ProtoTextResult> ConvertTextProtoToText(
+    std::string_view text, size_t max_bytes, const PrintOptions& options) {
+  absl::StatusOr<DecodedProto> decoded = DecodeTextFormatProto(text);
+  if (!decoded.ok()) return decoded.status();
+  ProtoTextResult result = PrintDecoded(&*decoded, max_bytes, options);
+  result.kind += " (text format)";
   return result;
 }
 

@@ -28,6 +28,13 @@ absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
     size_t max_bytes = std::numeric_limits<size_t>::max(),
     const PrintOptions& options = {});
 
+// The same for a text-format proto (`.pbtxt`): module text plus literal
+// comments; an error when the text is not one of the known messages.
+absl::StatusOr<ProtoTextResult> ConvertTextProtoToText(
+    std::string_view text,
+    size_t max_bytes = std::numeric_limits<size_t>::max(),
+    const PrintOptions& options = {});
+
 // Parses HLO text and encodes its first module as a serialised HloProto
 // (an HloProto holds one module; `module_count`, when given, receives how
 // many the text has). Fails (InvalidArgument, with the first diagnostic)

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/reflection.h"
+#include "google/protobuf/text_format.h"
 #include "google/protobuf/stubs/logging.h"
 #include "hlo/absl_compat.h"
 #include "hlo/proto/run_hlo_module.pb.h"
@@ -113,6 +115,13 @@ class WireWalker {
           const int64_t start = in_.CurrentPosition();
           const uint64_t left = static_cast<uint64_t>(end - start);
           if (length > left) {
+            // A truncated file: the deepest break is the useful offset, so
+            // walk what is there of a sub-message first.
+            if (field && field->type() == FieldDescriptor::TYPE_MESSAGE &&
+                depth < kMaxDepth &&
+                !Walk(field->message_type(), end, depth + 1, 0)) {
+              return false;
+            }
             return Fail(at, absl::StrCat("field ", field_number, ": length ",
                                          length, " runs past the end (",
                                          left, " bytes left)"));
@@ -698,6 +707,48 @@ absl::StatusOr<std::string> Gunzip(std::string_view bytes, size_t max_bytes) {
   inflateEnd(&stream);
   if (!status.ok()) return status;
   return out;
+}
+
+absl::StatusOr<DecodedProto> DecodeTextFormatProto(std::string_view text) {
+  SilenceProtobufLogs();
+  if (text.size() > static_cast<size_t>(INT_MAX)) {
+    return absl::ResourceExhaustedError("text proto is 2 GiB or larger");
+  }
+  std::vector<ProtoKind> order = {
+      ProtoKind::kHloSnapshot, ProtoKind::kHloUnoptimizedSnapshot,
+      ProtoKind::kHloProto, ProtoKind::kHloModuleProto,
+      ProtoKind::kRunHloModuleIterationLiterals};
+  // XLA's text protos often name their type in a `# proto-message: X`
+  // header; several types share field names, so that one goes first.
+  const size_t header = text.find("# proto-message:");
+  if (header != std::string_view::npos && header < 4096) {
+    std::string_view rest = text.substr(header + 16);
+    rest = rest.substr(0, rest.find('\n'));
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (rest.find(ProtoKindName(order[k])) != std::string_view::npos &&
+          rest.find(ProtoKindName(order[k])) + ProtoKindName(order[k]).size() ==
+              rest.find_last_not_of(" \r\t") + 1) {
+        std::rotate(order.begin(), order.begin() + k, order.begin() + k + 1);
+        break;
+      }
+    }
+  }
+  for (ProtoKind kind : order) {
+    auto arena = std::make_shared<google::protobuf::Arena>();
+    Message* message = NewMessage(kind, arena.get());
+    google::protobuf::TextFormat::Parser parser;
+    parser.SetRecursionLimit(kMaxDepth);
+    if (!parser.ParseFromString(std::string(text), message)) continue;
+    if (!IsPlausible(kind, *message)) continue;
+    DecodedProto out;
+    out.kind = kind;
+    Extract(kind, *message, &out);
+    out.storage = std::move(arena);
+    return out;
+  }
+  return absl::InvalidArgumentError(
+      "not a text-format HloSnapshot, HloUnoptimizedSnapshot, HloProto, "
+      "HloModuleProto or RunHloModuleIterationLiterals");
 }
 
 absl::Status CheckWireFormat(std::string_view bytes,

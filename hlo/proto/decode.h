@@ -79,6 +79,10 @@ absl::Status CheckWireFormat(std::string_view bytes,
 absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
                                          const DecodeOptions& options = {});
 
+// Decodes a text-format proto (XLA's `.pbtxt` / `.txt` snapshot dumps) of
+// the same kinds, in the same order. Unknown field names are errors.
+absl::StatusOr<DecodedProto> DecodeTextFormatProto(std::string_view text);
+
 }  // namespace hlo::proto
 
 #endif  // HLO_LSP_HLO_PROTO_DECODE_H_

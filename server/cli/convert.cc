@@ -2,6 +2,7 @@
 // (HloSnapshot, HloUnoptimizedSnapshot, HloProto, HloModuleProto,
 // RunHloModuleIterationLiterals; plain, .gz or chunked) to HLO text, and HLO
 // text to an HloProto.
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -24,6 +25,7 @@ constexpr char kUsage[] =
     "  HloSnapshot, HloUnoptimizedSnapshot, HloProto, HloModuleProto and\n"
     "  RunHloModuleIterationLiterals, in that order. Snapshot arguments and\n"
     "  results follow the module as `// argument N: ...` comments.\n"
+    "  A text-format proto (.pbtxt) of those messages also goes to text.\n"
     "  HLO text goes to a binary HloProto, which needs -o OUT.\n"
     "  -o OUT       output file; `-` or none writes text to stdout\n"
     "  --to KIND    force the direction: text or proto\n"
@@ -33,6 +35,30 @@ constexpr char kUsage[] =
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// A text-format proto starts (after `#` comment lines) with `field {` or
+// `field:`; HLO text starts with HloModule, ENTRY or a computation name.
+bool LooksLikeTextProto(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+      ++i;
+    if (i < text.size() && text[i] == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    break;
+  }
+  size_t j = i;
+  while (j < text.size() &&
+         (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
+    ++j;
+  if (j == i) return false;
+  std::string_view word = text.substr(i, j - i);
+  if (word == "HloModule" || word == "ENTRY") return false;
+  while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
+  return j < text.size() && (text[j] == '{' || text[j] == ':');
 }
 
 int Usage(const char* message) {
@@ -97,8 +123,10 @@ int RunConvert(int argc, char** argv) {
   std::string_view bytes = contents->text();
   if (to.empty()) {
     const bool proto_name = EndsWith(input, ".pb") || EndsWith(input, ".pb.gz");
-    to = proto_name || hlo::proto::LooksLikeBinaryProto(bytes) ? "text"
-                                                               : "proto";
+    to = proto_name || hlo::proto::LooksLikeBinaryProto(bytes) ||
+                 LooksLikeTextProto(bytes)
+             ? "text"
+             : "proto";
   }
   if (to == "proto") {
     if (output.empty() || output == "-") {
@@ -121,8 +149,11 @@ int RunConvert(int argc, char** argv) {
     }
     return WriteOutput(output, *proto);
   }
+  const bool text_proto =
+      !hlo::proto::LooksLikeBinaryProto(bytes) && LooksLikeTextProto(bytes);
   absl::StatusOr<hlo::proto::ProtoTextResult> text =
-      hlo::proto::ConvertProtoFileToText(bytes);
+      text_proto ? hlo::proto::ConvertTextProtoToText(bytes)
+                 : hlo::proto::ConvertProtoFileToText(bytes);
   if (!text.ok()) {
     std::fprintf(stderr, "hlo-lsp: %s: %s\n", input.c_str(),
                  std::string(text.status().message()).c_str());

@@ -286,21 +286,20 @@ TEST(ProtoDecode, TruncationAtEveryOffsetReportsTheOffset) {
   // Nearly every cut lands inside a field; those must name the offset.
   EXPECT_GT(with_offset, static_cast<int>(bytes.size()) * 9 / 10)
       << with_offset << " of " << bytes.size();
-  // The cut inside the first field's length names byte 0.
+  // An early cut names an offset inside those first bytes.
   absl::StatusOr<DecodedProto> early = DecodeProto(bytes.substr(0, 5));
   ASSERT_FALSE(early.ok());
-  EXPECT_NE(early.status().message().find("at byte 0"), std::string::npos)
+  EXPECT_NE(early.status().message().find("of 5:"), std::string::npos)
       << early.status();
 }
 
 TEST(ProtoDecode, CheckWireFormatNamesOffsets) {
-  // field 1, LEN 5, only 2 bytes follow.
-  const std::string bad("\x0a\x05\x01\x02", 4);
-  absl::Status status =
-      CheckWireFormat(bad, xla::HloProto::descriptor());
+  // HloSnapshot field 4 (a string), LEN 5, only 2 bytes follow.
+  const std::string bad("\x22\x05\x61\x62", 4);
+  absl::Status status = CheckWireFormat(bad, xla::HloSnapshot::descriptor());
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(std::string(status.message()),
-            "at byte 0: field 1: length 5 runs past the end (2 bytes left)");
+            "at byte 0: field 4: length 5 runs past the end (2 bytes left)");
   // A nested break is reported where it is, not at the outer field.
   const std::string nested("\x0a\x04\x0a\x09\x41\x42", 6);
   status = CheckWireFormat(nested, xla::HloProto::descriptor());
@@ -311,9 +310,8 @@ TEST(ProtoDecode, CheckWireFormatNamesOffsets) {
 }
 
 TEST(ProtoDecode, TwoGigabyteLengthField) {
-  // field 1 (LEN) claiming 2^31 - 1 bytes, then a little data.
+  // field 1 (LEN) claiming 2^31 - 1 bytes, and nothing after it.
   std::string bytes("\x0a\xff\xff\xff\xff\x07", 6);
-  bytes += "abc";
   absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
   ASSERT_FALSE(decoded.ok());
   EXPECT_NE(decoded.status().message().find("at byte 0"), std::string::npos)
@@ -475,6 +473,44 @@ TEST(ConvertCli, ExitCodes) {
   EXPECT_EQ(RunCli("convert " + pb + " -o /nonexistent/dir/out.txt"), 2);
   EXPECT_EQ(RunCli("convert --help"), 0);
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hlo::proto
+
+namespace hlo::proto {
+namespace {
+
+TEST(ProtoCorpus, TextFormatFilesConvertDirectly) {
+  if (!fs::exists(kCorpus)) GTEST_SKIP() << "no corpus";
+  absl::StatusOr<ProtoTextResult> snapshot = ConvertTextProtoToText(ReadFile(
+      kCorpus /
+      "tools__multihost_hlo_runner__data__sharded_unoptimized_hlo_snapshot.pbtxt"));
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_EQ(snapshot->kind, "HloUnoptimizedSnapshot (text format)");
+  EXPECT_EQ(ParseErrors(snapshot->text), "") << snapshot->text;
+  EXPECT_NE(snapshot->text.find("// partition 1 argument 0: s64[4,1]{1,0} "
+                                "{ {4}, {5}, {6}, {7} }"),
+            std::string::npos);
+  absl::StatusOr<ProtoTextResult> literals = ConvertTextProtoToText(
+      ReadFile(kCorpus / "tools__data__input_literal_f32_2_2.pbtxt"));
+  ASSERT_TRUE(literals.ok()) << literals.status();
+  EXPECT_EQ(literals->kind, "RunHloModuleIterationLiterals (text format)");
+  EXPECT_NE(literals->text.find("// argument 0: f32[2,2]{1,0}"),
+            std::string::npos);
+  EXPECT_FALSE(ConvertTextProtoToText("HloModule m").ok());
+}
+
+TEST(ProtoDecode, TruncationPointsInsideTheModule) {
+  absl::StatusOr<std::string> bytes =
+      ConvertTextToHloProtoBytes(Fixture("features.hlo"));
+  ASSERT_TRUE(bytes.ok());
+  absl::StatusOr<DecodedProto> cut =
+      DecodeProto(std::string_view(*bytes).substr(0, bytes->size() / 2));
+  ASSERT_FALSE(cut.ok());
+  // The deepest broken field, not byte 0 of the outer one.
+  EXPECT_EQ(cut.status().message().find("at byte 0 "), std::string::npos)
+      << cut.status();
 }
 
 }  // namespace
