@@ -61,6 +61,24 @@ class Scanner {
     }
     return pos;
   }
+  // The closing quote of a string whose contents start at `pos` (memchr,
+  // then skip quotes escaped by an odd run of backslashes); `end` if none.
+  size_t StringEnd(size_t pos, size_t end) const {
+    while (pos < end) {
+      const char* quote = static_cast<const char*>(
+          std::memchr(text_.data() + pos, '"', end - pos));
+      if (quote == nullptr) return end;
+      size_t at = static_cast<size_t>(quote - text_.data());
+      size_t backslashes = 0;
+      while (at - backslashes > pos && text_[at - backslashes - 1] == '\\') {
+        ++backslashes;
+      }
+      if (backslashes % 2 == 0) return at;
+      pos = at + 1;
+    }
+    return end;
+  }
+
   // Brace depth and string state of a value that runs over several lines
   // (HloModule header attributes, inline bodies, attribute dicts).
   void TrackHeader(size_t pos, size_t end) {
@@ -396,9 +414,7 @@ class Scanner {
       size_t value = pos, value_end = pos;
       if (pos < end && text_[pos] == '"') {
         value = ++pos;
-        while (pos < end && text_[pos] != '"') {
-          pos += text_[pos] == '\\' ? 2 : 1;
-        }
+        pos = StringEnd(pos, end);
         if (pos >= end) break;
         value_end = pos++;
       } else {

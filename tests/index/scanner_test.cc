@@ -114,6 +114,17 @@ TEST(ScannerTest, CrlfAndHeaderless) {
   EXPECT_EQ(f.String(f.symbols[1].opcode), "parameter");
 }
 
+TEST(ScannerTest, EscapedQuotesInMetadata) {
+  FileSymbols f = ScanSymbols(
+      "ENTRY e {\n"
+      "  ROOT p = f32[] parameter(0), metadata={op_name=\"a\\\"b\\\\\" "
+      "source_file=\"x.py\" source_line=3}\n"
+      "}\n");
+  ASSERT_EQ(f.symbols.size(), 4u);
+  EXPECT_EQ(f.Name(f.symbols[2]), "a\\\"b\\\\");  // raw, as written
+  EXPECT_EQ(f.Name(f.symbols[3]), "x.py:3");
+}
+
 TEST(ScannerTest, GarbageNeverCrashes) {
   std::string junk;
   uint32_t state = 12345;
