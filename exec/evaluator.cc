@@ -229,7 +229,12 @@ absl::StatusOr<Value> Evaluator::Run(Id computation, std::span<const Value> args
     if (options_.max_steps && ++result_.steps > options_.max_steps)
       return absl::DeadlineExceededError("step limit reached");
     if (node.op == O::kParameter) {
-      values[i] = args[node.attrs.parameter_number.value_or(0)];
+      const Value& arg = args[node.attrs.parameter_number.value_or(0)];
+      if (!arg || ShapeString(arg->shape()) != ShapeString(node.shape))
+        return Err(file_, node.id, "argument is ",
+                   arg ? ShapeString(arg->shape()) : "missing", ", the parameter is ",
+                   ShapeString(node.shape));
+      values[i] = arg;
     } else {
       auto v = EvalNode(plan, node, values, depth);
       if (!v.ok()) {
@@ -475,13 +480,43 @@ int64_t ShapeBytes(const ParsedFile& file, Id shape) {
 DeviceCount ModuleDevices(const ParsedFile& file, Id module) {
   DeviceCount d;
   const Module& m = file.modules[module];
+  bool has_replica_count = false;
   for (Id a = m.header_attributes.begin; a < m.header_attributes.end(); ++a) {
     std::string_view key = file.Text(file.attributes[a].key);
     auto v = DecodeInt(file.Text(file.attributes[a].value));
     if (!v.ok() || *v < 1) continue;
-    if (key == "replica_count") d.replicas = *v;
+    if (key == "replica_count") {
+      d.replicas = *v;
+      has_replica_count = true;
+    }
     if (key == "num_partitions") d.partitions = *v;
   }
+  if (has_replica_count) return d;
+  // Without replica_count (run_hlo_module takes --num_replicas), the
+  // collectives' own ids say how many participants there are.
+  int64_t max_id = -1;
+  for (Id c = m.computations.begin; c < m.computations.end(); ++c) {
+    const Computation& comp = file.computations[c];
+    for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+      const Instruction& in = file.instructions[i];
+      if (const Attribute* a = file.FindAttribute(in, "replica_groups")) {
+        auto groups = DecodeReplicaGroups(file.Text(a->value));
+        if (!groups.ok()) continue;
+        auto expanded = ExpandReplicaGroups(*groups, 1 << 16);
+        if (!expanded.ok()) continue;
+        for (const auto& g : *expanded)
+          for (int64_t x : g) max_id = std::max(max_id, x);
+      }
+      if (const Attribute* a = file.FindAttribute(in, "source_target_pairs")) {
+        auto pairs = DecodeSourceTargetPairs(file.Text(a->value));
+        if (!pairs.ok()) continue;
+        for (const auto& p : *pairs)
+          max_id = std::max({max_id, p.source, p.target});
+      }
+    }
+  }
+  if (max_id >= 0 && max_id < 4096 && max_id + 1 > d.total())
+    d.replicas = (max_id + 1 + d.partitions - 1) / d.partitions;
   return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -275,7 +276,12 @@ std::string Literal::ToString(int64_t max_elements) const {
   for (int64_t i = 0; i < n; ++i) {
     if (i) s += ", ";
     if (IsFloatingPoint(type_) || IsComplex(type_)) {
-      absl::StrAppendFormat(&s, "%g", GetDouble(i));
+      const double v = GetDouble(i);
+      if (std::isnan(v)) {
+        s += "nan";
+      } else {
+        absl::StrAppendFormat(&s, "%g", v);
+      }
     } else if (type_ == PrimitiveType::kPred) {
       s += GetInt(i) ? "true" : "false";
     } else if (type_ == PrimitiveType::kU64) {

@@ -68,6 +68,20 @@ void StoreFrom(const std::vector<Acc>& acc, Literal& out) {
   });
 }
 
+// The f32 row kernel, compiled for AVX2+FMA too and picked at load time.
+__attribute__((target_clones("arch=haswell", "default")))
+void RowsF32(const float* A, const float* B, float* Cm, int64_t r0, int64_t r1,
+             int64_t k0, int64_t k1, int64_t k, int64_t n) {
+  for (int64_t i = r0; i < r1; ++i) {
+    float* __restrict crow = Cm + i * n;
+    for (int64_t kk = k0; kk < k1; ++kk) {
+      const float av = A[i * k + kk];
+      const float* __restrict brow = B + kk * n;
+      for (int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];
+    }
+  }
+}
+
 // C[b] += A[b] (MxK) * B[b] (KxN), blocked over K and split over 2 threads
 // by rows when large.
 template <typename Acc>
@@ -80,6 +94,10 @@ void MatMul(const Acc* a, const Acc* b, Acc* c, int64_t batch, int64_t m,
     constexpr int64_t kBlock = 256;
     for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
       const int64_t k1 = std::min(k, k0 + kBlock);
+      if constexpr (std::is_same_v<Acc, float>) {
+        RowsF32(A, B, Cm, r0, r1, k0, k1, k, n);
+        continue;
+      }
       for (int64_t i = r0; i < r1; ++i) {
         Acc* crow = Cm + i * n;
         for (int64_t kk = k0; kk < k1; ++kk) {

@@ -422,7 +422,7 @@ absl::StatusOr<Value> Map(Evaluator& ev, const Node& node, Operands in, int dept
 }
 
 absl::StatusOr<Value> Rng(Evaluator& ev, const Node& node, Operands in) {
-  if (in.size() != 2) return Bad("rng needs 2 operands");
+  if (in.size() < 2) return Bad("rng needs 2 operands");
   auto out = Literal::Create(node.shape);
   if (!out.ok()) return out.status();
   std::minstd_rand0 engine(static_cast<uint32_t>(ev.NextRngState() * 7919 + 1));

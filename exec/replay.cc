@@ -299,7 +299,7 @@ ReplayResult Replay(const ParsedFile& file, Id module,
   if (!shapes.ok()) return refuse(std::string(shapes.status().message()));
   std::vector<Value> args;
   SetMemoryLimit(limit);
-  if (!options.arguments.empty()) {
+  if (options.arguments_given || !options.arguments.empty()) {
     if (options.arguments.size() != shapes->size())
       return refuse(Cat("the module takes ", shapes->size(), " arguments, ",
                         options.arguments.size(), " given"));

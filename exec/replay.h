@@ -26,6 +26,7 @@ struct ReplayOptions {
   // Arguments by entry-parameter order (from --args or a snapshot); empty:
   // fake data.
   std::vector<Value> arguments;
+  bool arguments_given = false;  // use `arguments` even when empty
   bool collect_stats = false;
   int64_t memory_limit = 0;      // bytes; 0: 80% of physical memory
   double timeout_seconds = 600;  // wall clock; 0: none

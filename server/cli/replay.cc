@@ -1,0 +1,395 @@
+// `hlo-lsp replay MODULE [options]`: replays a module on CPU with our own
+// evaluator (exec/), with fake data, .npz arguments or a snapshot's
+// arguments, and prints a short summary (time, shapes, NaN origin).
+#include "server/cli/replay.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "exec/replay.h"
+#include "exec/strings.h"
+#include "hlo/literal_text.h"
+#include "hlo/parser.h"
+#include "hlo/proto/decode.h"
+#include "hlo/proto/literal_print.h"
+#include "hlo/proto/print.h"
+#include "nlohmann/json.hpp"
+#include "server/cli/commands.h"
+#include "server/cli/file_reader.h"
+
+namespace hlo_lsp::cli {
+
+using hlo::exec::Cat;
+using hlo::exec::Literal;
+using hlo::exec::NamedArrays;
+using hlo::exec::Value;
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: hlo-lsp replay MODULE [options]\n\n"
+    "Replays an HLO module (text, or a proto such as an HloSnapshot) on CPU\n"
+    "with hlo-lsp's own evaluator.\n\n"
+    "  --platform cpu|gpu     where to run (default cpu; no GPU backend yet)\n"
+    "  --snapshot S.pb        take the arguments (and recorded result) from S\n"
+    "  --force-fake-data      fake arguments even when a snapshot has some\n"
+    "  --seed N               fake-data seed (default 0)\n"
+    "  --args IN.npz          arguments arg0, arg1, ... from an .npz\n"
+    "  --out OUT.npz          write the results out0, out1, ... to an .npz\n"
+    "  --stats                per-instruction min/max/mean and NaN/Inf counts\n"
+    "  --json                 print the report as JSON\n"
+    "  --compare cpu|snapshot compare with the snapshot's recorded result\n"
+    "  --atol X, --rtol X     comparison tolerance (default 1e-3 each)\n"
+    "  --timeout SECONDS      wall-clock limit (default 600)\n"
+    "  --memory-limit BYTES   evaluator memory limit (default 80% of RAM)\n"
+    "exit: 0 replayed (and matched), 1 bad input, refused up front or\n"
+    "results differ, 2 usage or I/O error, 3 failed while running\n";
+
+struct Flags {
+  std::string module_path, platform = "cpu", snapshot, args, out, compare;
+  bool force_fake = false, stats = false, json = false;
+  uint32_t seed = 0;
+  double timeout = 600, atol = 1e-3, rtol = 1e-3;
+  int64_t memory_limit = 0;
+};
+
+bool ParseNumber(const char* s, double* out) {
+  char* end = nullptr;
+  *out = std::strtod(s, &end);
+  return end && *end == '\0' && end != s && std::isfinite(*out) && *out >= 0;
+}
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "hlo-lsp replay: %s\n\n%s", message.c_str(), kUsage);
+  return kExitUsage;
+}
+
+std::string Preview(const Literal& lit, int64_t n = 8) {
+  std::string s = lit.ToString(n);
+  size_t brace = s.find(" {");
+  return brace == std::string::npos ? "" : s.substr(brace + 1);
+}
+
+std::string ShapeOf(const Value& v) { return hlo::exec::ShapeString(v->shape()); }
+
+nlohmann::json StatsJson(const hlo::exec::NamedStats& s) {
+  nlohmann::json j;
+  j["name"] = s.name;
+  j["opcode"] = s.opcode;
+  j["line"] = s.line;
+  j["elements"] = s.stats.elements;
+  j["runs"] = s.stats.runs;
+  j["nan"] = s.stats.nan_count;
+  j["inf"] = s.stats.inf_count;
+  const bool any = s.stats.elements > s.stats.nan_count + s.stats.inf_count;
+  j["min"] = any ? nlohmann::json(s.stats.min) : nlohmann::json();
+  j["max"] = any ? nlohmann::json(s.stats.max) : nlohmann::json();
+  j["mean"] = any ? nlohmann::json(s.stats.mean()) : nlohmann::json();
+  return j;
+}
+
+std::string StatsLine(const hlo::exec::NamedStats& s) {
+  const bool any = s.stats.elements > s.stats.nan_count + s.stats.inf_count;
+  std::string line = Cat("  ", s.line, ": %", s.name, " ", s.opcode, ":");
+  if (any) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " min %g max %g mean %g", s.stats.min,
+                  s.stats.max, s.stats.mean());
+    line += buf;
+  }
+  if (s.stats.nan_count) line += Cat(" NaN ", s.stats.nan_count);
+  if (s.stats.inf_count) line += Cat(" Inf ", s.stats.inf_count);
+  return line;
+}
+
+absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto) {
+  if (proto.shape().element_type() == 13 /* TUPLE */) {
+    std::vector<Value> elements;
+    for (const auto& e : proto.tuple_literals()) {
+      auto lit = LiteralFromProto(e);
+      if (!lit.ok()) return lit;
+      elements.push_back(std::make_shared<const Literal>(*std::move(lit)));
+    }
+    return Literal::MakeTuple(std::move(elements));
+  }
+  std::string text = hlo::proto::ShapeText(proto.shape(), false) + " ";
+  if (!hlo::proto::AppendLiteralValues(proto, &text))
+    return absl::InvalidArgumentError("snapshot literal has no readable data");
+  auto value = hlo::DecodeShapedLiteral(text);
+  if (!value.ok()) return value.status();
+  bool elided = false;
+  return hlo::exec::LiteralFromValue(
+      *value, hlo::LiteralShape::Array(value->type, value->dims), &elided);
+}
+
+}  // namespace
+
+absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
+  auto decoded = hlo::proto::DecodeProto(bytes);
+  if (!decoded.ok()) return decoded.status();
+  SnapshotContents out;
+  if (decoded->module) {
+    hlo::proto::PrintOptions options;
+    options.max_constant_elements = INT64_MAX / 2;
+    hlo::proto::AppendModuleText(*decoded->module, options, &out.module_text);
+  }
+  for (const auto& labeled : decoded->literals) {
+    if (labeled.raw_bytes >= 0)
+      return absl::UnimplementedError(
+          Cat(labeled.label, ": chunked snapshot data is not decoded"));
+    auto lit = LiteralFromProto(labeled.literal);
+    if (!lit.ok())
+      return absl::InvalidArgumentError(Cat(labeled.label, ": ", lit.status().message()));
+    Value v = std::make_shared<const Literal>(*std::move(lit));
+    const std::string& label = labeled.label;
+    size_t at = label.rfind("argument ");
+    if (at != std::string::npos) {
+      out.arguments.push_back({Cat("arg", out.arguments.size()), v});
+    } else if (label == "result") {
+      out.results = hlo::exec::FlattenResult(v);
+    }
+  }
+  return out;
+}
+
+int RunReplay(int argc, char** argv) {
+  if (WantsHelp(argc, argv)) {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--platform") {
+      if (!value(&f.platform) || (f.platform != "cpu" && f.platform != "gpu"))
+        return Usage("--platform takes cpu or gpu");
+    } else if (a == "--snapshot") {
+      if (!value(&f.snapshot)) return Usage("--snapshot needs a file");
+    } else if (a == "--force-fake-data") {
+      f.force_fake = true;
+    } else if (a == "--seed") {
+      double d;
+      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d > 4294967295.0 || d != std::floor(d))
+        return Usage("--seed takes an integer in [0, 2^32)");
+      f.seed = static_cast<uint32_t>(d);
+    } else if (a == "--args") {
+      if (!value(&f.args)) return Usage("--args needs an .npz file");
+    } else if (a == "--out") {
+      if (!value(&f.out)) return Usage("--out needs an .npz file");
+    } else if (a == "--stats") {
+      f.stats = true;
+    } else if (a == "--json") {
+      f.json = true;
+    } else if (a == "--compare") {
+      if (!value(&f.compare) || (f.compare != "cpu" && f.compare != "snapshot"))
+        return Usage("--compare takes cpu or snapshot");
+    } else if (a == "--timeout") {
+      if (!value(&v) || !ParseNumber(v.c_str(), &f.timeout))
+        return Usage("--timeout takes seconds");
+    } else if (a == "--memory-limit") {
+      double d;
+      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d < 1 || d > 9.2e18)
+        return Usage("--memory-limit takes a byte count");
+      f.memory_limit = static_cast<int64_t>(d);
+    } else if (a == "--atol" || a == "--rtol") {
+      if (!value(&v) || !ParseNumber(v.c_str(), a == "--atol" ? &f.atol : &f.rtol))
+        return Usage(a + " takes a non-negative number");
+    } else if (!a.empty() && a[0] == '-' && a != "-") {
+      return Usage("unknown option " + a);
+    } else if (f.module_path.empty()) {
+      f.module_path = a;
+    } else {
+      return Usage("one MODULE only");
+    }
+  }
+  if (f.module_path.empty()) return Usage("missing MODULE");
+  if (!f.args.empty() && !f.snapshot.empty())
+    return Usage("--args and --snapshot both give arguments; choose one");
+
+  auto contents = FileContents::Read(f.module_path);
+  if (!contents.ok()) {
+    PrintError(contents.status());
+    return kExitUsage;
+  }
+  std::string module_text(contents->text());
+  std::optional<SnapshotContents> snapshot;
+  auto load_snapshot = [&](std::string_view bytes,
+                           const std::string& path) -> int {
+    auto s = LoadSnapshot(bytes);
+    if (!s.ok()) {
+      std::fprintf(stderr, "hlo-lsp replay: %s: %s\n", path.c_str(),
+                   std::string(s.status().message()).c_str());
+      return kExitNo;
+    }
+    snapshot = *std::move(s);
+    return kExitOk;
+  };
+  if (hlo::proto::LooksLikeBinaryProto(module_text) ||
+      hlo::proto::IsGzip(module_text)) {
+    if (int rc = load_snapshot(module_text, f.module_path); rc) return rc;
+    if (snapshot->module_text.empty()) {
+      std::fprintf(stderr, "hlo-lsp replay: %s holds no module\n", f.module_path.c_str());
+      return kExitNo;
+    }
+    module_text = snapshot->module_text;
+  }
+  if (!f.snapshot.empty()) {
+    auto bytes = FileContents::Read(f.snapshot);
+    if (!bytes.ok()) {
+      PrintError(bytes.status());
+      return kExitUsage;
+    }
+    if (int rc = load_snapshot(bytes->text(), f.snapshot); rc) return rc;
+  }
+  if (f.compare == "snapshot" && (!snapshot || snapshot->results.empty())) {
+    std::fprintf(stderr, "hlo-lsp replay: --compare snapshot needs a snapshot "
+                         "with a recorded result\n");
+    return kExitNo;
+  }
+
+  auto file = hlo::Parse(module_text);
+  if (file->HasErrors() || file->modules.empty()) {
+    for (const auto& d : file->diagnostics) {
+      if (d.severity != hlo::Severity::kError) continue;
+      std::fprintf(stderr, "%s:%u: error: %s\n", f.module_path.c_str(),
+                   file->lines().LineOf(d.span.begin) + 1, d.message.c_str());
+      break;
+    }
+    if (file->modules.empty())
+      std::fprintf(stderr, "hlo-lsp replay: %s: no HLO module\n", f.module_path.c_str());
+    return kExitNo;
+  }
+
+  hlo::exec::ReplayOptions options;
+  options.platform = f.platform == "gpu" ? hlo::exec::Platform::kGpu
+                                         : hlo::exec::Platform::kCpu;
+  options.seed = f.seed;
+  options.collect_stats = true;  // the NaN origin is always reported
+  options.memory_limit = f.memory_limit;
+  options.timeout_seconds = f.timeout;
+  std::string arg_source = Cat("fake data, seed ", f.seed);
+  hlo::exec::SetMemoryLimit(f.memory_limit > 0 ? f.memory_limit
+                                               : hlo::exec::DefaultMemoryLimit());
+  if (!f.args.empty()) {
+    auto arrays = hlo::exec::ReadNpzFile(f.args);
+    if (!arrays.ok()) {
+      std::fprintf(stderr, "hlo-lsp replay: %s: %s\n", f.args.c_str(),
+                   std::string(arrays.status().message()).c_str());
+      return arrays.status().code() == absl::StatusCode::kNotFound ? kExitUsage : kExitNo;
+    }
+    for (size_t k = 0;; ++k) {
+      auto it = std::find_if(arrays->begin(), arrays->end(),
+                             [&](const auto& p) { return p.first == Cat("arg", k); });
+      if (it == arrays->end()) break;
+      options.arguments.push_back(it->second);
+    }
+    options.arguments_given = true;
+    arg_source = f.args;
+  } else if (snapshot && !f.force_fake) {
+    for (const auto& [name, v] : snapshot->arguments) options.arguments.push_back(v);
+    options.arguments_given = true;
+    arg_source = Cat("snapshot ", f.snapshot.empty() ? f.module_path : f.snapshot);
+  }
+  const hlo::Id module = 0;
+  hlo::exec::ReplayResult r = hlo::exec::Replay(*file, module, options);
+
+  std::vector<std::string> mismatches;
+  if (r.outcome == hlo::exec::ReplayOutcome::kOk && f.compare == "snapshot")
+    mismatches = hlo::exec::CompareOutputs(snapshot->results, r.outputs, f.atol, f.rtol);
+  int rc = kExitOk;
+  if (r.outcome == hlo::exec::ReplayOutcome::kRefused) rc = kExitNo;
+  if (r.outcome == hlo::exec::ReplayOutcome::kFailed) rc = kExitFailed;
+  if (!mismatches.empty()) rc = kExitNo;
+  if (rc == kExitOk && !f.out.empty()) {
+    absl::Status st = hlo::exec::WriteNpzFile(f.out, r.outputs);
+    if (!st.ok()) {
+      std::fprintf(stderr, "hlo-lsp replay: %s\n", std::string(st.message()).c_str());
+      return kExitUsage;
+    }
+  }
+  const std::string module_name =
+      file->modules[module].name.empty() ? "module"
+                                         : std::string(file->Text(file->modules[module].name));
+  if (f.json) {
+    nlohmann::json j;
+    j["module"] = module_name;
+    j["platform"] = f.platform;
+    j["outcome"] = r.outcome == hlo::exec::ReplayOutcome::kOk ? "ok"
+                   : r.outcome == hlo::exec::ReplayOutcome::kRefused ? "refused" : "failed";
+    if (!r.error.empty()) j["error"] = r.error;
+    j["seconds"] = r.seconds;
+    j["participants"] = r.participants;
+    j["estimated_bytes"] = r.estimated_bytes;
+    j["memory_limit"] = r.memory_limit;
+    j["arguments_from"] = arg_source;
+    j["notes"] = r.notes;
+    nlohmann::json args = nlohmann::json::array(), outs = nlohmann::json::array();
+    for (const auto& [name, v] : r.arguments)
+      args.push_back({{"name", name}, {"shape", ShapeOf(v)}});
+    for (const auto& [name, v] : r.outputs)
+      outs.push_back({{"name", name}, {"shape", ShapeOf(v)}, {"preview", Preview(*v)}});
+    j["arguments"] = args;
+    j["outputs"] = outs;
+    j["first_nonfinite"] = r.first_nonfinite ? StatsJson(*r.first_nonfinite) : nlohmann::json();
+    if (f.stats) {
+      nlohmann::json s = nlohmann::json::array();
+      for (const auto& x : r.stats) s.push_back(StatsJson(x));
+      j["stats"] = s;
+    }
+    if (!f.compare.empty()) {
+      j["compare"] = f.compare;
+      j["mismatches"] = mismatches;
+    }
+    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return rc;
+  }
+  if (r.outcome != hlo::exec::ReplayOutcome::kOk) {
+    std::fprintf(stderr, "hlo-lsp replay: %s: %s\n", f.module_path.c_str(), r.error.c_str());
+    return rc;
+  }
+  std::printf("replayed %s on cpu in %.3f s (%lld participant%s)\n", module_name.c_str(),
+              r.seconds, static_cast<long long>(r.participants),
+              r.participants == 1 ? "" : "s, outputs of participant 0");
+  std::printf("arguments (%s):", arg_source.c_str());
+  if (r.arguments.empty()) std::printf(" none");
+  for (const auto& [name, v] : r.arguments) std::printf(" %s %s", name.c_str(), ShapeOf(v).c_str());
+  std::printf("\n");
+  for (const std::string& note : r.notes) std::printf("note: %s\n", note.c_str());
+  for (const auto& [name, v] : r.outputs)
+    std::printf("%s %s %s\n", name.c_str(), ShapeOf(v).c_str(), Preview(*v).c_str());
+  if (r.first_nonfinite) {
+    const auto& s = *r.first_nonfinite;
+    std::printf("first NaN/Inf: %s:%lld: %%%s %s (%lld NaN, %lld Inf)\n",
+                f.module_path.c_str(), static_cast<long long>(s.line), s.name.c_str(),
+                s.opcode.c_str(), static_cast<long long>(s.stats.nan_count),
+                static_cast<long long>(s.stats.inf_count));
+  } else {
+    std::printf("no NaN or Inf produced\n");
+  }
+  if (f.stats) {
+    std::printf("statistics (execution order):\n");
+    for (const auto& s : r.stats) std::printf("%s\n", StatsLine(s).c_str());
+  }
+  if (!f.compare.empty()) {
+    if (f.compare == "cpu") {
+      std::printf("compare: the reference platform is cpu, the platform run\n");
+    } else if (mismatches.empty()) {
+      std::printf("compare: matches the snapshot's result (atol %g, rtol %g)\n", f.atol, f.rtol);
+    } else {
+      for (const std::string& m : mismatches) std::printf("mismatch: %s\n", m.c_str());
+    }
+  }
+  return rc;
+}
+
+}  // namespace hlo_lsp::cli

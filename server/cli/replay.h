@@ -1,0 +1,28 @@
+// `hlo-lsp replay`: the command-line face of exec/replay.h. The snapshot
+// helpers live here because exec/ must not depend on the proto decoder.
+#ifndef HLO_LSP_SERVER_CLI_REPLAY_H_
+#define HLO_LSP_SERVER_CLI_REPLAY_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "exec/npz.h"
+
+namespace hlo_lsp::cli {
+
+// What an HloSnapshot (or another decodable proto) holds for replay.
+struct SnapshotContents {
+  std::string module_text;        // printed HLO text; empty without a module
+  hlo::exec::NamedArrays arguments;  // arg0, ...
+  hlo::exec::NamedArrays results;    // out0, ... (empty when not recorded)
+};
+
+// Decodes proto bytes (gzip and chunked snapshots included).
+absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes);
+
+// Entry point (declared in commands.h): int RunReplay(int argc, char** argv).
+
+}  // namespace hlo_lsp::cli
+
+#endif  // HLO_LSP_SERVER_CLI_REPLAY_H_
