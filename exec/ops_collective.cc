@@ -89,6 +89,12 @@ absl::StatusOr<std::vector<int64_t>> GroupOf(const Evaluator& ev, const Node& no
     auto g = find(me, R * P);
     if (!g.ok()) return g.status();
     out = *g;
+  } else if (partition_mode_ops && P == 1 && R > 1) {
+    // One partition: the ids can only be replicas (tests and hand-written
+    // modules without num_partitions).
+    auto g = find(r, R);
+    if (!g.ok()) return g.status();
+    out = *g;
   } else if (partition_mode_ops) {  // cross-partition
     auto g = find(p, P);
     if (!g.ok()) return g.status();
@@ -180,6 +186,7 @@ absl::StatusOr<Literal> Concat(const std::vector<Value>& parts, int64_t dim) {
 // Chunk `index` of `count` equal chunks along `dim`.
 absl::StatusOr<Literal> Chunk(const Literal& x, int64_t dim, int64_t count,
                               int64_t index) {
+  if (count == 1) return x.Clone();  // scalars too (PyTorch/XLA dumps)
   if (dim < 0 || dim >= x.rank() || x.dims()[dim] % count)
     return Bad("dimension does not split evenly across the group");
   std::vector<int64_t> dims = x.dims();
@@ -260,7 +267,18 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
       return ReduceValues(ev, reducer, values, depth);
     }
     case O::kAllGather: case O::kAllGatherStart: {
-      if (values[0]->is_tuple()) return Bad("tuple all-gather is not supported");
+      if (values[0]->is_tuple()) {  // several operands: gathered one by one
+        std::vector<Value> parts;
+        for (size_t e = 0; e < values[0]->elements().size(); ++e) {
+          std::vector<Value> column;
+          for (const Value& v : values) column.push_back(v->elements()[e]);
+          auto c = column[0]->rank() == 0 && gsize == 1 ? column[0]->Clone()
+                                                        : Concat(column, dim0());
+          if (!c.ok()) return c.status();
+          parts.push_back(Share(*std::move(c)));
+        }
+        return Share(Literal::MakeTuple(std::move(parts)));
+      }
       auto r = Concat(values, dim0());
       if (!r.ok()) return r.status();
       if (node.op == O::kAllGatherStart && node.shape.is_tuple())

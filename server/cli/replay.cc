@@ -3,6 +3,7 @@
 // arguments, and prints a short summary (time, shapes, NaN origin).
 #include "server/cli/replay.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -132,6 +133,9 @@ absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
   auto decoded = hlo::proto::DecodeProto(bytes);
   if (!decoded.ok()) return decoded.status();
   SnapshotContents out;
+  using hlo::proto::ProtoKind;
+  out.has_arguments = decoded->kind != ProtoKind::kHloProto &&
+                      decoded->kind != ProtoKind::kHloModuleProto;
   if (decoded->module) {
     hlo::proto::PrintOptions options;
     options.max_constant_elements = INT64_MAX / 2;
@@ -148,6 +152,11 @@ absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
     const std::string& label = labeled.label;
     size_t at = label.rfind("argument ");
     if (at != std::string::npos) {
+      if (label.rfind("partition ", 0) == 0) {
+        const int p = std::atoi(label.c_str() + 10);
+        out.partitions = std::max(out.partitions, p + 1);
+        if (p != 0) continue;
+      }
       out.arguments.push_back({Cat("arg", out.arguments.size()), v});
     } else if (label == "result") {
       out.results = hlo::exec::FlattenResult(v);
@@ -295,10 +304,12 @@ int RunReplay(int argc, char** argv) {
     }
     options.arguments_given = true;
     arg_source = f.args;
-  } else if (snapshot && !f.force_fake) {
+  } else if (snapshot && snapshot->has_arguments && !f.force_fake) {
     for (const auto& [name, v] : snapshot->arguments) options.arguments.push_back(v);
     options.arguments_given = true;
     arg_source = Cat("snapshot ", f.snapshot.empty() ? f.module_path : f.snapshot);
+    if (snapshot->partitions > 1)
+      arg_source += Cat(" (partition 0 of ", snapshot->partitions, ")");
   }
   const hlo::Id module = 0;
   hlo::exec::ReplayResult r = hlo::exec::Replay(*file, module, options);
@@ -362,7 +373,9 @@ int RunReplay(int argc, char** argv) {
               r.participants == 1 ? "" : "s, outputs of participant 0");
   std::printf("arguments (%s):", arg_source.c_str());
   if (r.arguments.empty()) std::printf(" none");
-  for (const auto& [name, v] : r.arguments) std::printf(" %s %s", name.c_str(), ShapeOf(v).c_str());
+  for (size_t k = 0; k < r.arguments.size() && k < 8; ++k)
+    std::printf(" %s %s", r.arguments[k].first.c_str(), ShapeOf(r.arguments[k].second).c_str());
+  if (r.arguments.size() > 8) std::printf(" ... (%zu more)", r.arguments.size() - 8);
   std::printf("\n");
   for (const std::string& note : r.notes) std::printf("note: %s\n", note.c_str());
   for (const auto& [name, v] : r.outputs)

@@ -14,6 +14,9 @@ namespace hlo_lsp::cli {
 // What an HloSnapshot (or another decodable proto) holds for replay.
 struct SnapshotContents {
   std::string module_text;        // printed HLO text; empty without a module
+  bool has_arguments = false;        // a snapshot kind (even with none)
+  int partitions = 0;                // partitions with arguments (>1: only
+                                     // partition 0's are used)
   hlo::exec::NamedArrays arguments;  // arg0, ...
   hlo::exec::NamedArrays results;    // out0, ... (empty when not recorded)
 };

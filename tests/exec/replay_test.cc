@@ -109,7 +109,7 @@ ENTRY e {
   EXPECT_LT(s, 5);
 }
 
-TEST(ReplayTest, MemoryLimitHitWhileRunningIsAFailure) {
+TEST(ReplayTest, MemoryEstimateIsExactAtTheLimit) {
   auto p = testing::ParseModule(R"(HloModule m
 ENTRY e {
   a = f32[1000] parameter(0)

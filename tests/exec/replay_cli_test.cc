@@ -1,0 +1,127 @@
+// `hlo-lsp replay` through the real binary: exit codes, --out/--args round
+// trip, --json. Skipped when the binary has not been built.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "exec/npz.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result RunCli(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(HLO_LSP_BINARY) + " replay " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class ReplayCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(HLO_LSP_BINARY)) GTEST_SKIP() << "no binary";
+    dir_ = ::testing::TempDir();
+  }
+  std::string Write(const std::string& name, const std::string& text) {
+    std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string dir_;
+};
+
+TEST_F(ReplayCliTest, OutThenArgsRoundTrip) {
+  const std::string m = Write("sq.hlo", R"(HloModule sq
+ENTRY e {
+  x = f32[3] parameter(0)
+  ROOT y = f32[3] multiply(x, x)
+})");
+  const std::string out1 = dir_ + "/o1.npz";
+  Result r = RunCli(m + " --out " + out1);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("replayed sq on cpu"), std::string::npos) << r.out;
+  // Feed arg0 back: y = x*x of our own values.
+  auto first = hlo::exec::ReadNpzFile(out1);
+  ASSERT_TRUE(first.ok());
+  auto in = hlo::exec::Literal::CreateArray(hlo::PrimitiveType::kF32, {3});
+  in->SetDouble(0, 1.5);
+  in->SetDouble(1, -2);
+  in->SetDouble(2, 3);
+  const std::string args = dir_ + "/a.npz";
+  ASSERT_TRUE(hlo::exec::WriteNpzFile(
+      args, {{"arg0", std::make_shared<const hlo::exec::Literal>(*std::move(in))}}).ok());
+  const std::string out2 = dir_ + "/o2.npz";
+  r = RunCli(m + " --args " + args + " --out " + out2);
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto second = hlo::exec::ReadNpzFile(out2);
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->size(), 1u);
+  EXPECT_EQ(second->at(0).first, "out0");
+  EXPECT_EQ(second->at(0).second->GetDouble(0), 2.25);
+  EXPECT_EQ(second->at(0).second->GetDouble(1), 4);
+  EXPECT_EQ(second->at(0).second->GetDouble(2), 9);
+}
+
+TEST_F(ReplayCliTest, ExitCodes) {
+  const std::string ok = Write("ok.hlo", "HloModule ok\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n");
+  EXPECT_EQ(RunCli(ok).code, 0);
+  EXPECT_EQ(RunCli(ok + " --platform gpu").code, 1);
+  EXPECT_EQ(RunCli(ok + " --bogus").code, 2);
+  EXPECT_EQ(RunCli(dir_ + "/missing.hlo").code, 2);
+  EXPECT_EQ(RunCli(ok + " --out /nonexistent-dir/x.npz").code, 2);
+  const std::string bad = Write("bad.hlo", "HloModule bad\nENTRY e {\n  ROOT c = f32[] add(\n");
+  EXPECT_EQ(RunCli(bad).code, 1);
+  const std::string big = Write("big.hlo", R"(HloModule big
+ENTRY e {
+  a = f32[] parameter(0)
+  ROOT b = f32[1000000,1000000] broadcast(a), dimensions={}
+})");
+  Result r = RunCli(big + " --memory-limit 1000000000");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("4000000000004 bytes"), std::string::npos) << r.out;
+  const std::string loop = Write("loop.hlo", R"(HloModule loop
+cond {
+  p = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  p = s32[] parameter(0)
+  ROOT n = s32[] negate(p)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+})");
+  r = RunCli(loop + " --timeout 1");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.out.find("timed out"), std::string::npos) << r.out;
+}
+
+TEST_F(ReplayCliTest, JsonReportsNanOrigin) {
+  const std::string m = Write("nan.hlo", R"(HloModule nan
+ENTRY e {
+  z = f32[2] constant({0, 1})
+  ROOT d = f32[2] divide(z, z)
+})");
+  Result r = RunCli(m + " --json --stats");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("\"first_nonfinite\":{"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"name\":\"d\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"stats\":["), std::string::npos) << r.out;
+}
+
+}  // namespace
