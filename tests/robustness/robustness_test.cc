@@ -194,15 +194,18 @@ TEST_F(RobustnessTest, NulBytesAreErrors) {
 
 TEST_F(RobustnessTest, InvalidUtf8) {
   const std::string bad = "\xff\xfe\xc3\x28\xe2\x82\xf0\x9f";
+  // The text must outlive its ParsedFile: keep it in a named string.
   // In a name: not an identifier character, so an error.
-  std::unique_ptr<ParsedFile> in_name = Parse(
-      "HloModule m\nENTRY e {\n  ROOT %p" + bad + " = f32[] parameter(0)\n}\n");
+  const std::string name_text =
+      "HloModule m\nENTRY e {\n  ROOT %p" + bad + " = f32[] parameter(0)\n}\n";
+  std::unique_ptr<ParsedFile> in_name = Parse(name_text);
   TouchEverything(*in_name);
   EXPECT_TRUE(in_name->HasErrors());
   // Inside a string any bytes may appear; it must not crash either way.
-  std::unique_ptr<ParsedFile> in_string = Parse(
+  const std::string string_text =
       "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), "
-      "metadata={op_name=\"" + bad + "\"}\n}\n");
+      "metadata={op_name=\"" + bad + "\"}\n}\n";
+  std::unique_ptr<ParsedFile> in_string = Parse(string_text);
   TouchEverything(*in_string);
   // Alone.
   std::unique_ptr<ParsedFile> alone = Parse(bad);
@@ -266,8 +269,9 @@ TEST_F(RobustnessTest, DeepNestingIsBounded) {
     }
     // As a literal: the parser does not check literals against the shape
     // yet, so only "returns without crashing" is asserted here.
-    std::unique_ptr<ParsedFile> literal =
-        Parse(head + "f32[] constant(" + nested + ")\n}\n");
+    const std::string literal_text =
+        head + "f32[] constant(" + nested + ")\n}\n";
+    std::unique_ptr<ParsedFile> literal = Parse(literal_text);
     TouchEverything(*literal);
   }
   // Nested operand instructions: add(f32[] add(f32[] add(...)))
