@@ -101,9 +101,12 @@ bool CustomCallSupported(std::string_view target) {
 
 absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
                                      Operands in, int depth) {
-  (void)ev;
-  (void)depth;
   const std::string target = node.attrs.custom_call_target.value_or("");
+  // XlaBuilder's math library emits calls with their decomposition attached
+  // (called_computations): run the decomposition.
+  const Id decomposition = node.Call("called_computations");
+  if (target.rfind("xla_builder.", 0) == 0 && decomposition != kNone)
+    return ev.Run(decomposition, in, depth + 1);
   if (IsPassThrough(target)) {
     if (in.size() != 1) return Bad(target + " with " + std::to_string(in.size()) + " operands");
     if (ShapeString(in[0]->shape()) != ShapeString(node.shape))

@@ -279,10 +279,21 @@ ReplayResult Replay(const ParsedFile& file, Id module,
   if (options.platform == Platform::kGpu)
     return refuse("no GPU backend in this build");
   if (module >= file.modules.size()) return refuse("no such module");
-  if (absl::Status s = CheckSupported(file, module); !s.ok())
-    return refuse(std::string(s.message()));
   const int64_t limit =
       options.memory_limit > 0 ? options.memory_limit : DefaultMemoryLimit();
+  if (absl::Status s = CheckSupported(file, module); !s.ok()) {
+    std::string message(s.message());
+    auto estimate = EstimatePeakMemory(file, module);
+    const int64_t n = ModuleDevices(file, module).total();
+    if (!estimate || *estimate > limit)
+      message += Cat("; it would also need about ",
+                     estimate ? Bytes(*estimate) : std::string("more than 2^62 bytes"),
+                     n > 1 && estimate ? Cat(" (", Bytes(*estimate / n), " for each of ", n,
+                                             " participants)")
+                                       : std::string(),
+                     ", over the memory limit of ", Bytes(limit));
+    return refuse(std::move(message));
+  }
   result.memory_limit = limit;
   DeviceCount devices = ModuleDevices(file, module);
   result.participants = devices.total();
@@ -292,7 +303,9 @@ ReplayResult Replay(const ParsedFile& file, Id module,
   result.estimated_bytes = *estimate;
   if (*estimate > limit)
     return refuse(Cat("needs about ", Bytes(*estimate), " (", *estimate,
-                      " bytes", devices.total() > 1 ? Cat(" for ", devices.total(), " participants") : "",
+                      " bytes", devices.total() > 1 ? Cat("; ", Bytes(*estimate / devices.total()),
+                                                          " for each of ", devices.total(),
+                                                          " participants") : "",
                       "), over the memory limit of ", Bytes(limit), " (", limit, " bytes)"));
   // Arguments.
   auto shapes = EntryParameterShapes(file, module);
