@@ -368,6 +368,12 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       return wrap(EvalGather(node, *in[0], *in[1]));
     case O::kScatter:
       return EvalScatter(*this, node, in, depth);
+    case O::kCholesky:
+      if (absl::Status s = need(1); !s.ok()) return s;
+      return wrap(EvalCholesky(node, *in[0]));
+    case O::kTriangularSolve:
+      if (absl::Status s = need(2); !s.ok()) return s;
+      return wrap(EvalTriangularSolve(node, *in[0], *in[1]));
     case O::kReduce: case O::kReduceWindow: case O::kSelectAndScatter:
     case O::kSort: case O::kMap: case O::kRng: case O::kRngBitGenerator:
     case O::kTopk:
@@ -438,7 +444,8 @@ bool OpSupported(Opcode op) {
     case O::kOptimizationBarrier: case O::kOptBarrier: case O::kDomain:
     case O::kAsyncStart: case O::kAsyncUpdate: case O::kAsyncDone:
     case O::kCopyStart: case O::kCopyDone: case O::kPartitionId:
-    case O::kReplicaId: case O::kAllReduceDone:
+    case O::kReplicaId: case O::kAllReduceDone: case O::kCholesky:
+    case O::kTriangularSolve:
       return true;
     default:
       return false;

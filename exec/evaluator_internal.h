@@ -114,6 +114,10 @@ absl::StatusOr<Literal> EvalGather(const Node& node, const Literal& operand,
                                    const Literal& indices);
 absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
                                   int depth);
+// ops_linalg.cc
+absl::StatusOr<Literal> EvalCholesky(const Node& node, const Literal& a);
+absl::StatusOr<Literal> EvalTriangularSolve(const Node& node, const Literal& a,
+                                            const Literal& b);
 // ops_collective.cc
 bool IsCollective(Opcode op);
 absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,

@@ -439,6 +439,35 @@ ENTRY e {
   EXPECT_EQ(Values(**r), (V{14, 20, 30, 44}));  // 2 * a.a
 }
 
+TEST(LinalgTest, CholeskyAndTriangularSolve) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  l = f32[2,2] cholesky(a), lower=true
+  u = f32[2,2] cholesky(a), lower=false
+  t = f32[2,2] constant({{2, 0}, {1, 1}})
+  b = f32[2,1] constant({{2}, {3}})
+  x = f32[2,1] triangular-solve(t, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  c = f32[1,2] constant({{2, 3}})
+  y = f32[1,2] triangular-solve(t, c), left_side=false, lower=true, transpose_a=TRANSPOSE
+  ROOT r = (f32[2,2], f32[2,2], f32[2,1], f32[1,2]) tuple(l, u, x, y)
+})";
+  auto r = RunHlo(text, {Array(P::kF32, {2, 2}, {4, 2, 2, 3})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  V l = Values(*(*r)->elements()[0]);
+  EXPECT_EQ(l[0], 2);
+  EXPECT_EQ(l[1], 0);
+  EXPECT_EQ(l[2], 1);
+  EXPECT_NEAR(l[3], std::sqrt(2.0), 1e-6);
+  V u = Values(*(*r)->elements()[1]);
+  EXPECT_EQ(u[1], 1);  // U = L^T
+  EXPECT_EQ(u[2], 0);
+  // [[2,0],[1,1]] x = [2,3]: x = [1, 2].
+  EXPECT_EQ(Values(*(*r)->elements()[2]), (V{1, 2}));
+  // y t^T = c with t^T = [[2,1],[0,1]]: y0 = 1, y1 = 3 - 1 = 2.
+  EXPECT_EQ(Values(*(*r)->elements()[3]), (V{1, 2}));
+}
+
 TEST(PrePassTest, UnsupportedOpsAreNamedWithLines) {
   auto p = testing::ParseModule(R"(HloModule m
 ENTRY e {
