@@ -108,6 +108,117 @@ void AppendJsonString(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
+namespace {
+
+int Hex4(std::string_view s, size_t at) {
+  if (at + 4 > s.size()) return -1;
+  int v = 0;
+  for (size_t i = at; i < at + 4; ++i) {
+    char c = s[i];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+void AppendUtf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+}  // namespace
+
+bool ExtractStringField(std::string_view json, std::string_view key,
+                        std::string* rest, std::string* value) {
+  std::string pattern = "\"" + std::string(key) + "\"";
+  size_t pos = 0;
+  size_t open = std::string_view::npos;
+  while ((pos = json.find(pattern, pos)) != std::string_view::npos) {
+    size_t i = pos + pattern.size();
+    while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) ++i;
+    if (i < json.size() && json[i] == ':') {
+      ++i;
+      while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) ++i;
+      if (i < json.size() && json[i] == '"') {
+        open = i;
+        break;
+      }
+    }
+    pos += pattern.size();
+  }
+  if (open == std::string_view::npos) return false;
+  value->clear();
+  value->reserve(json.size() - open);
+  size_t i = open + 1;
+  while (true) {
+    size_t stop = i;
+    while (stop < json.size() && json[stop] != '"' && json[stop] != '\\' &&
+           static_cast<unsigned char>(json[stop]) >= 0x20) {
+      ++stop;
+    }
+    value->append(json.substr(i, stop - i));
+    if (stop >= json.size() || static_cast<unsigned char>(json[stop]) < 0x20) return false;
+    if (json[stop] == '"') {
+      i = stop + 1;
+      break;
+    }
+    // An escape.
+    if (stop + 1 >= json.size()) return false;
+    char e = json[stop + 1];
+    i = stop + 2;
+    switch (e) {
+      case '"': value->push_back('"'); break;
+      case '\\': value->push_back('\\'); break;
+      case '/': value->push_back('/'); break;
+      case 'b': value->push_back('\b'); break;
+      case 'f': value->push_back('\f'); break;
+      case 'n': value->push_back('\n'); break;
+      case 'r': value->push_back('\r'); break;
+      case 't': value->push_back('\t'); break;
+      case 'u': {
+        int cp = Hex4(json, i);
+        if (cp < 0) return false;
+        i += 4;
+        uint32_t code = static_cast<uint32_t>(cp);
+        if (code >= 0xD800 && code < 0xDC00 && i + 1 < json.size() &&
+            json[i] == '\\' && json[i + 1] == 'u') {
+          int low = Hex4(json, i + 2);
+          if (low >= 0xDC00 && low < 0xE000) {
+            code = 0x10000 + ((code - 0xD800) << 10) + (static_cast<uint32_t>(low) - 0xDC00);
+            i += 6;
+          }
+        }
+        if (code >= 0xD800 && code < 0xE000) code = 0xFFFD;  // lone surrogate
+        AppendUtf8(value, code);
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  rest->clear();
+  rest->reserve(open + 2 + (json.size() - i));
+  rest->append(json.substr(0, open));
+  rest->append("\"\"");
+  rest->append(json.substr(i));
+  return true;
+}
+
 std::string MakeError(const Json& id, ErrorCode code, std::string_view message) {
   return Dump(Json{{"jsonrpc", "2.0"},
                    {"id", id},

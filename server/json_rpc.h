@@ -39,6 +39,13 @@ struct RawJson {
 // Appends `s` as a JSON string literal; invalid UTF-8 becomes U+FFFD.
 void AppendJsonString(std::string* out, std::string_view s);
 
+// Cuts the first string value of `"key":` out of a large JSON text without
+// a DOM: *rest receives the text with that value replaced by "", *value the
+// decoded string. False when there is no such field or it is malformed.
+// (A 100 MB didOpen parses several times faster this way.)
+bool ExtractStringField(std::string_view json, std::string_view key,
+                        std::string* rest, std::string* value);
+
 enum class MessageKind { kRequest, kNotification, kResponse, kInvalid };
 
 struct IncomingMessage {

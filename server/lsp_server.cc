@@ -284,7 +284,7 @@ int LspServer::Run() {
       Send(MakeError(nullptr, ErrorCode::kParseError, "bad message header"));
       continue;
     }
-    Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    Json json = ParseBody(body);
     if (json.is_discarded()) {
       Send(MakeError(nullptr, ErrorCode::kParseError, "invalid JSON"));
       continue;
@@ -295,6 +295,32 @@ int LspServer::Run() {
   request_pool_->Stop();
   parse_pool_->Stop();
   return shutdown_requested_ ? 0 : 1;
+}
+
+Json LspServer::ParseBody(const std::string& body) {
+  // A big didOpen: decode its text apart, then parse the small rest.
+  constexpr size_t kLargeBody = size_t{1} << 20;
+  if (body.size() >= kLargeBody) {
+    std::string rest, text;
+    if (ExtractStringField(body, "text", &rest, &text)) {
+      Json json = Json::parse(rest, nullptr, false);
+      if (!json.is_discarded() && json.is_object() &&
+          json.value("method", "") == "textDocument/didOpen") {
+        auto params = json.find("params");
+        if (params != json.end() && params->is_object()) {
+          auto td = params->find("textDocument");
+          if (td != params->end() && td->is_object()) {
+            auto t = td->find("text");
+            if (t != td->end() && t->is_string() && t->get_ref<const std::string&>().empty()) {
+              *t = std::move(text);
+              return json;
+            }
+          }
+        }
+      }
+    }
+  }
+  return Json::parse(body, nullptr, /*allow_exceptions=*/false);
 }
 
 void LspServer::Dispatch(IncomingMessage message) {

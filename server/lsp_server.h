@@ -54,6 +54,7 @@ class LspServer {
   using NotificationHandler = std::function<void(Json& params)>;  // may move from params
 
   void BindMethods();
+  static Json ParseBody(const std::string& body);
   void Dispatch(IncomingMessage message);
   void HandleRequest(IncomingMessage message);
   void RunRequest(const Request& request, const RequestHandler& handler);

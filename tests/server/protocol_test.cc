@@ -96,3 +96,40 @@ TEST(UriTest, FileUris) {
 
 }  // namespace
 }  // namespace hlo_lsp
+
+namespace hlo_lsp {
+namespace {
+
+TEST(ExtractStringFieldTest, MatchesTheJsonParser) {
+  std::string text = "line \"one\"\n\ttab \\ back / slash \x01 é 😀 \xe2\x82\xac end";
+  Json message{{"jsonrpc", "2.0"},
+               {"method", "textDocument/didOpen"},
+               {"params", {{"textDocument", {{"uri", "file:///text.hlo"}, {"languageId", "text"},
+                                             {"version", 1}, {"text", text}}}}}};
+  for (bool ascii : {false, true}) {
+    // ensure_ascii writes \uXXXX escapes, surrogate pairs included.
+    std::string body = message.dump(-1, ' ', ascii);
+    std::string rest, value;
+    ASSERT_TRUE(ExtractStringField(body, "text", &rest, &value)) << body;
+    EXPECT_EQ(value, text);
+    Json parsed = Json::parse(rest, nullptr, false);
+    ASSERT_FALSE(parsed.is_discarded()) << rest;
+    EXPECT_EQ(parsed["params"]["textDocument"]["text"], "");
+    EXPECT_EQ(parsed["params"]["textDocument"]["languageId"], "text");
+  }
+}
+
+TEST(ExtractStringFieldTest, RejectsMalformed) {
+  std::string rest, value;
+  EXPECT_FALSE(ExtractStringField(R"({"text": 5})", "text", &rest, &value));
+  EXPECT_FALSE(ExtractStringField(R"({"text":"abc)", "text", &rest, &value));
+  EXPECT_FALSE(ExtractStringField(R"({"text":"a\qb"})", "text", &rest, &value));
+  EXPECT_FALSE(ExtractStringField(R"({"text":"a\u12"})", "text", &rest, &value));
+  EXPECT_FALSE(ExtractStringField(R"({"other":"x"})", "text", &rest, &value));
+  ASSERT_TRUE(ExtractStringField(R"({"a":"text","text" : "\ud800x"})", "text", &rest, &value));
+  EXPECT_EQ(value, "\xef\xbf\xbdx");  // a lone surrogate becomes U+FFFD
+  EXPECT_EQ(rest, R"({"a":"text","text" : ""})");
+}
+
+}  // namespace
+}  // namespace hlo_lsp
