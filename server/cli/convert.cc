@@ -123,10 +123,16 @@ int RunConvert(int argc, char** argv) {
   std::string_view bytes = contents->text();
   if (to.empty()) {
     const bool proto_name = EndsWith(input, ".pb") || EndsWith(input, ".pb.gz");
-    to = proto_name || hlo::proto::LooksLikeBinaryProto(bytes) ||
-                 LooksLikeTextProto(bytes)
-             ? "text"
-             : "proto";
+    // `name {` starts both a text proto and a header-less HLO module: a
+    // text proto that does not decode is read as HLO text.
+    if (!proto_name && !hlo::proto::LooksLikeBinaryProto(bytes) &&
+        LooksLikeTextProto(bytes)) {
+      absl::StatusOr<hlo::proto::ProtoTextResult> text =
+          hlo::proto::ConvertTextProtoToText(bytes);
+      if (text.ok()) return WriteOutput(output, text->text);
+    }
+    to = proto_name || hlo::proto::LooksLikeBinaryProto(bytes) ? "text"
+                                                               : "proto";
   }
   if (to == "proto") {
     if (output.empty() || output == "-") {

@@ -515,3 +515,26 @@ TEST(ProtoDecode, TruncationPointsInsideTheModule) {
 
 }  // namespace
 }  // namespace hlo::proto
+
+namespace hlo::proto {
+namespace {
+
+// A header-less module starts like a text proto (`name {`); it must still
+// convert as HLO text.
+TEST(ConvertCli, HeaderlessModuleIsHloText) {
+  if (!fs::exists(HLO_LSP_BINARY)) GTEST_SKIP() << "binary not built";
+  const fs::path dir = fs::temp_directory_path() / "hlo_proto_cli_headerless";
+  fs::create_directories(dir);
+  {
+    std::ofstream hlo(dir / "m.hlo");
+    hlo << "e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n";
+  }
+  EXPECT_EQ(RunCli("convert " + (dir / "m.hlo").string() + " -o " +
+                   (dir / "m.pb").string()),
+            0);
+  EXPECT_EQ(RunCli("convert " + (dir / "m.pb").string()), 0);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hlo::proto
