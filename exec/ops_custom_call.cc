@@ -2,6 +2,7 @@
 // (a dot read back from backend_config JSON, alpha/beta applied), TopK,
 // and the sharding/placement annotations that pass their operand through.
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "exec/strings.h"
@@ -92,11 +93,27 @@ absl::StatusOr<Value> Gemm(const Node& node, Operands in) {
   return std::make_shared<const Literal>(Literal::MakeTuple(std::move(parts)));
 }
 
+// xla_builder.math.X without its decomposition: X is one of our ops.
+std::optional<Opcode> MathOp(std::string_view t) {
+  constexpr std::string_view kPrefix = "xla_builder.math.";
+  if (t.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  t.remove_prefix(kPrefix.size());
+  static constexpr std::pair<std::string_view, Opcode> kOps[] = {
+      {"Acos", Opcode::kAcos}, {"Acosh", Opcode::kAcosh},
+      {"Asin", Opcode::kAsin}, {"Asinh", Opcode::kAsinh},
+      {"Atan", Opcode::kAtan}, {"Atanh", Opcode::kAtanh},
+      {"Cosh", Opcode::kCosh}, {"Sinh", Opcode::kSinh},
+      {"Tan", Opcode::kTan},   {"Erf", Opcode::kErf}};
+  for (const auto& [name, op] : kOps)
+    if (name == t) return op;
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool CustomCallSupported(std::string_view target) {
   return IsPassThrough(target) || IsGemm(target) || target == "TopK" ||
-         target == "AllocateBuffer";
+         target == "AllocateBuffer" || MathOp(target).has_value();
 }
 
 absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
@@ -116,6 +133,13 @@ absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
     return in[0];
   }
   if (IsGemm(target)) return Gemm(node, in);
+  if (auto op = MathOp(target)) {
+    Node math = node;
+    math.op = *op;
+    auto r = EvalElementwise(math, in);
+    if (!r.ok()) return r.status();
+    return std::make_shared<const Literal>(*std::move(r));
+  }
   if (target == "AllocateBuffer") {
     auto z = Literal::Create(node.shape);
     if (!z.ok()) return z.status();
