@@ -160,6 +160,14 @@ absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
       case O::kCosine: return map([](C x) { return std::cos(x); });
       case O::kTan: return map([](C x) { return std::tan(x); });
       case O::kTanh: return map([](C x) { return std::tanh(x); });
+      case O::kAcos: return map([](C x) { return std::acos(x); });
+      case O::kAsin: return map([](C x) { return std::asin(x); });
+      case O::kAtan: return map([](C x) { return std::atan(x); });
+      case O::kAcosh: return map([](C x) { return std::acosh(x); });
+      case O::kAsinh: return map([](C x) { return std::asinh(x); });
+      case O::kAtanh: return map([](C x) { return std::atanh(x); });
+      case O::kCosh: return map([](C x) { return std::cosh(x); });
+      case O::kSinh: return map([](C x) { return std::sinh(x); });
       case O::kLogistic:
         return map([](C x) { return C(1) / (C(1) + std::exp(-x)); });
       case O::kSign:
