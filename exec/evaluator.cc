@@ -368,6 +368,9 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       return wrap(EvalGather(node, *in[0], *in[1]));
     case O::kScatter:
       return EvalScatter(*this, node, in, depth);
+    case O::kFft:
+      if (absl::Status s = need(1); !s.ok()) return s;
+      return wrap(EvalFft(node, *in[0]));
     case O::kCholesky:
       if (absl::Status s = need(1); !s.ok()) return s;
       return wrap(EvalCholesky(node, *in[0]));
@@ -445,7 +448,7 @@ bool OpSupported(Opcode op) {
     case O::kAsyncStart: case O::kAsyncUpdate: case O::kAsyncDone:
     case O::kCopyStart: case O::kCopyDone: case O::kPartitionId:
     case O::kReplicaId: case O::kAllReduceDone: case O::kCholesky:
-    case O::kTriangularSolve:
+    case O::kTriangularSolve: case O::kFft:
       return true;
     default:
       return false;

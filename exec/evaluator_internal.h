@@ -118,6 +118,8 @@ absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
 absl::StatusOr<Literal> EvalCholesky(const Node& node, const Literal& a);
 absl::StatusOr<Literal> EvalTriangularSolve(const Node& node, const Literal& a,
                                             const Literal& b);
+// ops_fft.cc
+absl::StatusOr<Literal> EvalFft(const Node& node, const Literal& x);
 // ops_collective.cc
 bool IsCollective(Opcode op);
 absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,

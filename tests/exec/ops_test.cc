@@ -468,18 +468,49 @@ ENTRY e {
   EXPECT_EQ(Values(*(*r)->elements()[3]), (V{1, 2}));
 }
 
+TEST(FftTest, ForwardInverseAndReal) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  r = c64[3] fft(x), fft_type=RFFT, fft_length={4}
+  c = c64[4] convert(x)
+  f = c64[4] fft(c), fft_type=FFT, fft_length={4}
+  i = c64[4] fft(f), fft_type=IFFT, fft_length={4}
+  b = f32[4] fft(r), fft_type=IRFFT, fft_length={4}
+  re = f32[4] real(f)
+  im = f32[4] imag(f)
+  ii = f32[4] real(i)
+  ROOT t = (f32[4], f32[4], f32[4], f32[4]) tuple(re, im, ii, b)
+})";
+  // x = 1 2 3 4: X = 10, -2+2i, -2, -2-2i.
+  auto r = RunHlo(text, {Array(P::kF32, {4}, {1, 2, 3, 4})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  V re = Values(*(*r)->elements()[0]), im = Values(*(*r)->elements()[1]);
+  V want_re = {10, -2, -2, -2}, want_im = {0, 2, 0, -2};
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_NEAR(re[k], want_re[k], 1e-5);
+    EXPECT_NEAR(im[k], want_im[k], 1e-5);
+  }
+  V back = Values(*(*r)->elements()[2]), real_back = Values(*(*r)->elements()[3]);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_NEAR(back[k], k + 1, 1e-5);
+    EXPECT_NEAR(real_back[k], k + 1, 1e-5);
+  }
+}
+
 TEST(PrePassTest, UnsupportedOpsAreNamedWithLines) {
   auto p = testing::ParseModule(R"(HloModule m
 ENTRY e {
   a = f32[2] parameter(0)
   b = f32[2] custom-call(a), custom_call_target="te_fused_attn_forward_ffi"
-  ROOT c = f32[2] fft(b), fft_type=FFT, fft_length={2}
+  t = token[] after-all()
+  ROOT c = (f32[2], u32[], token[]) send(b, t), channel_id=1
 })");
   absl::Status s = CheckSupported(*p.file, 0);
   ASSERT_FALSE(s.ok());
   const std::string m(s.message());
   EXPECT_NE(m.find("te_fused_attn_forward_ffi\" (line 4)"), std::string::npos) << m;
-  EXPECT_NE(m.find("op fft (line 5)"), std::string::npos) << m;
+  EXPECT_NE(m.find("op send (line 6)"), std::string::npos) << m;
 }
 
 TEST(MemoryTest, HugeBroadcastIsRefusedUpFront) {
