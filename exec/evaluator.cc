@@ -98,6 +98,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
       Node node;
       node.id = id;
       node.op = in.opcode;
+      node.wrapped = in.wrapped_opcode;
       if (in.opcode == O::kAsyncStart || in.opcode == O::kAsyncDone ||
           in.opcode == O::kAsyncUpdate) {
         // keep kAsync*: wrapped_opcode tells the sugared form
@@ -401,8 +402,18 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       return in[0]->elements()[0];
     case O::kAsyncStart: {
       Id callee = node.Call("calls");
-      if (callee == kNone) return absl::InvalidArgumentError("async-start without calls=");
-      auto r = Run(callee, in, depth + 1);
+      absl::StatusOr<Value> r = absl::InvalidArgumentError("async-start without calls=");
+      if (callee != kNone) {
+        r = Run(callee, in, depth + 1);
+      } else if (node.wrapped != O::kUnknown && node.wrapped != O::kAsyncStart) {
+        // Sugared form (all-to-all-start, custom-call-start): run the op.
+        Node inner = node;
+        inner.op = node.wrapped;
+        inner.wrapped = O::kUnknown;
+        if (node.shape.is_tuple() && node.shape.tuple_elements.size() >= 2)
+          inner.shape = node.shape.tuple_elements[1];
+        r = EvalNode(plan, inner, values, depth);
+      }
       if (!r.ok()) return r;
       std::vector<Value> parts = {
           std::make_shared<const Literal>(Literal::MakeTuple(in)), *r};
@@ -542,7 +553,8 @@ absl::Status CheckSupported(const ParsedFile& file, Id module) {
     for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
       const Instruction& in = file.instructions[i];
       std::string what;
-      if (in.opcode == O::kCustomCall) {
+      if (in.opcode == O::kCustomCall ||
+          (in.opcode == O::kAsyncStart && in.wrapped_opcode == O::kCustomCall)) {
         const Attribute* a = file.FindAttribute(in, "custom_call_target");
         std::string target;
         if (a) {
@@ -557,6 +569,9 @@ absl::Status CheckSupported(const ParsedFile& file, Id module) {
         what = Cat("unknown op ", file.Text(in.opcode_span));
       } else if (!OpSupported(in.opcode)) {
         what = Cat("op ", OpcodeName(in.opcode));
+      } else if (in.opcode == O::kAsyncStart && in.wrapped_opcode != O::kUnknown &&
+                 in.wrapped_opcode != O::kCustomCall && !OpSupported(in.wrapped_opcode)) {
+        what = Cat("op ", file.Text(in.opcode_span));
       }
       if (what.empty() || !seen.insert(what).second) continue;
       problems.push_back(Cat(

@@ -24,6 +24,7 @@ class Rendezvous;
 struct Node {
   Id id = kNone;
   Opcode op = Opcode::kUnknown;
+  Opcode wrapped = Opcode::kUnknown;  // sugared async ops (all-to-all-start)
   LiteralShape shape;
   std::vector<int64_t> minor_to_major;  // empty: default (row-major)
   std::vector<int> operands;  // node indices

@@ -428,6 +428,30 @@ ENTRY e {
   EXPECT_EQ(Values(*r1.elements()[3]), (V{1, 1}));
 }
 
+TEST(CollectiveTest, AllToAllSugaredAsyncAndPartitions) {
+  const char* text = R"(HloModule m, num_partitions=2
+ENTRY e {
+  id = u32[] partition-id()
+  f = f32[] convert(id)
+  ten = f32[] constant(10)
+  base = f32[] multiply(f, ten)
+  b = f32[2] broadcast(base), dimensions={}
+  i = f32[2] iota(), iota_dimension=0
+  x = f32[2] add(b, i)
+  s = ((f32[2]), f32[2]) all-to-all-start(x), channel_id=1, replica_groups={{0,1}}, dimensions={0}
+  ROOT d = f32[2] all-to-all-done(s)
+})";
+  auto p = testing::ParseModule(text);
+  ASSERT_FALSE(p.file->HasErrors());
+  ASSERT_TRUE(CheckSupported(*p.file, 0).ok()) << CheckSupported(*p.file, 0);
+  auto r = Evaluate(*p.file, 0, {{}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->results.size(), 2u);
+  // Partition 0 holds {0, 1}, partition 1 {10, 11}: chunk j goes to j.
+  EXPECT_EQ(Values(*r->results[0]), (V{0, 10}));
+  EXPECT_EQ(Values(*r->results[1]), (V{1, 11}));
+}
+
 TEST(CustomCallTest, CublasGemmIsADot) {
   const char* text = R"(HloModule m
 ENTRY e {
