@@ -4,16 +4,17 @@
 #include <functional>
 #include <random>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "absl/strings/str_join.h"
 #include "exec/evaluator_internal.h"
 #include "exec/fake_data.h"
 #include "exec/rendezvous.h"
+#include "exec/strings.h"
 #include "hlo/attributes.h"
 #include "hlo/query.h"
 
@@ -701,7 +702,15 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
     run_one(0);
   } else {
     std::vector<std::thread> threads;
-    for (int64_t d = 0; d < n; ++d) threads.emplace_back(run_one, d);
+    try {
+      for (int64_t d = 0; d < n; ++d) threads.emplace_back(run_one, d);
+    } catch (const std::system_error& e) {  // thread limits: fail cleanly
+      rendezvous.Abort(absl::ResourceExhaustedError(
+          Cat("cannot start participant thread ", threads.size(), ": ", e.what())));
+      for (auto& t : threads) t.join();
+      return absl::ResourceExhaustedError(Cat("cannot start ", n,
+                                              " participant threads: ", e.what()));
+    }
     for (auto& t : threads) t.join();
   }
   EvalResult out;

@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "exec/evaluator.h"
+#include "exec/strings.h"
 #include "hlo/attributes.h"
 #include "hlo/query.h"
 

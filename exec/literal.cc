@@ -7,8 +7,8 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "absl/strings/str_format.h"
+#include "exec/strings.h"
 
 namespace hlo::exec {
 namespace {

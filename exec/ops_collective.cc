@@ -9,9 +9,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "exec/evaluator_internal.h"
 #include "exec/rendezvous.h"
+#include "exec/strings.h"
 
 namespace hlo::exec {
 

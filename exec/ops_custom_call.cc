@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "exec/evaluator_internal.h"
+#include "exec/strings.h"
 #include "nlohmann/json.hpp"
 
 namespace hlo::exec {

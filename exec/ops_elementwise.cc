@@ -9,8 +9,8 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "exec/evaluator_internal.h"
+#include "exec/strings.h"
 
 namespace hlo::exec {
 namespace {

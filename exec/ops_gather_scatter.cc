@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "exec/evaluator_internal.h"
+#include "exec/strings.h"
 
 namespace hlo::exec {
 namespace {

@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "exec/strings.h"
 #include "exec/evaluator_internal.h"
+#include "exec/strings.h"
 
 namespace hlo::exec {
 namespace {

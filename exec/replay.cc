@@ -174,7 +174,8 @@ bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& arg
     // Address space: the evaluator's own limit plus room for code, stacks
     // and allocator slack; CPU time a little past the wall-clock limit.
     rlimit as{};
-    const int64_t slack = int64_t{2} << 30;
+    const int64_t slack = (int64_t{2} << 30) +
+                          ModuleDevices(file, module).total() * (int64_t{16} << 20);
     as.rlim_cur = as.rlim_max = static_cast<rlim_t>(
         limit > INT64_MAX - slack ? RLIM_INFINITY : limit + slack);
     setrlimit(RLIMIT_AS, &as);
