@@ -29,6 +29,11 @@ IncomingMessage ClassifyMessage(Json message) {
   if (method == message.end()) {
     if (has_id && (message.contains("result") || message.contains("error"))) {
       out.kind = MessageKind::kResponse;
+      // A reply to one of our requests: the result (or error) rides in params.
+      auto result = message.find("result");
+      if (result != message.end()) out.params = std::move(*result);
+      auto error = message.find("error");
+      if (error != message.end() && !error->is_null()) out.error = std::move(*error);
       return out;
     }
     out.invalid_reason = "missing method";

@@ -52,7 +52,8 @@ struct IncomingMessage {
   MessageKind kind = MessageKind::kInvalid;
   Json id;  // null for notifications and invalid messages without one
   std::string method;
-  Json params;  // null when absent
+  Json params;  // null when absent; a response's `result`
+  Json error;   // a response's `error` (null otherwise)
   std::string invalid_reason;
 };
 

@@ -1,6 +1,8 @@
 #include "server/lsp_server.h"
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 
@@ -39,7 +41,23 @@ Json Capabilities(hlo::ColumnUnit unit) {
        {{"legend", tokens_legend}, {"full", true}, {"range", true}}},
       {"documentLinkProvider", {{"resolveProvider", false}}},
       {"callHierarchyProvider", true},
+      {"workspaceSymbolProvider", true},
+      {"codeActionProvider", true},
+      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"executeCommandProvider", {{"commands", WorkspaceCommands()}}},
   };
+}
+
+// The name under the cursor (`%name`, `name`), without its sigil.
+std::string WordAt(const std::string& text, size_t offset) {
+  auto is_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  };
+  if (offset > text.size()) return "";
+  size_t begin = offset, end = offset;
+  while (begin > 0 && is_name(text[begin - 1])) --begin;
+  while (end < text.size() && is_name(text[end])) ++end;
+  return text.substr(begin, end - begin);
 }
 
 }  // namespace
@@ -55,10 +73,30 @@ LspServer::LspServer(Transport* transport, Options options)
   documents_ = std::make_unique<DocumentStore>(
       parse_pool_.get(),
       [this](std::shared_ptr<const Snapshot> snap) { PublishDiagnostics(*snap); });
+  WorkspaceService::Hooks hooks;
+  hooks.notify = [this](const std::string& method, const Json& params) {
+    Send(MakeNotification(method, params));
+  };
+  hooks.call = [this](const std::string& method, const Json& params, int timeout_ms,
+                      const std::atomic<bool>* cancelled) {
+    return CallClient(method, params, timeout_ms, cancelled);
+  };
+  hooks.log = [this](int type, const std::string& message) { Log(type, message); };
+  hooks.text = [this](const std::string& uri) -> std::shared_ptr<const std::string> {
+    std::atomic<bool> never{false};
+    std::shared_ptr<const Snapshot> snap = documents_->Get(uri, documents_->Generation(uri), &never);
+    return snap ? snap->text : nullptr;
+  };
+  WorkspaceService::Options wopts;
+  wopts.use_cache = options_.index_cache;
+  wopts.poll_seconds = options_.poll_seconds;
+  workspace_ = std::make_unique<WorkspaceService>(std::move(hooks), wopts);
   BindMethods();
 }
 
 LspServer::~LspServer() {
+  StopClientCalls();
+  workspace_->Shutdown();
   documents_->Shutdown();
   request_pool_->Stop();
   parse_pool_->Stop();
@@ -111,8 +149,15 @@ void LspServer::BindMethods() {
       });
     };
   };
-  auto definition = position_feature([](const Snapshot& s, Position p) {
-    return ToJsonArray(Definition(s, p));
+  // A computation this file does not define: look in the module's other dumps.
+  auto definition = position_feature([this](const Snapshot& s, Position p) {
+    Json found = ToJsonArray(Definition(s, p));
+    if (!found.empty() || s.text == nullptr) return found;
+    std::string word = WordAt(*s.text, s.ToOffset(p));
+    if (!word.empty() && word[0] != '%' && !std::isdigit(static_cast<unsigned char>(word[0]))) {
+      return workspace_->DefinitionElsewhere(s.uri, word);
+    }
+    return found;
   });
 
   requests_ = {
@@ -168,10 +213,32 @@ void LspServer::BindMethods() {
        })},
       {"callHierarchy/incomingCalls", call_feature(true)},
       {"callHierarchy/outgoingCalls", call_feature(false)},
+      {"workspace/symbol",
+       [this](const Request& r) -> Reply { return workspace_->Symbols(r.params); }},
+      {"hlo/protoToText",
+       [this](const Request& r) -> Reply { return workspace_->ProtoToText(r.params); }},
+      {"hlo/moduleFiles",
+       [this](const Request& r) -> Reply { return workspace_->ModuleFilesRequest(r.params); }},
+      {"hlo/replayResult",
+       [this](const Request& r) -> Reply {
+         return workspace_->ReplayResultRequest(r.params, r.cancelled.get());
+       }},
+      {"workspace/executeCommand",
+       [this](const Request& r) -> Reply {
+         return workspace_->ExecuteCommand(r.params, r.cancelled.get());
+       }},
+      {"textDocument/codeAction",
+       [this](const Request& r) -> Reply { return workspace_->CodeActions(r.params); }},
+      {"textDocument/codeLens", document_feature([this](const Snapshot& s) -> Reply {
+         if (s.text == nullptr) return Json::array();
+         return workspace_->CodeLenses(s.uri, *s.text);
+       })},
   };
 
   notifications_ = {
-      {"initialized", [](Json&) {}},
+      {"initialized", [this](Json&) { workspace_->Initialized(); }},
+      {"workspace/didChangeWatchedFiles",
+       [this](Json& params) { workspace_->FilesChanged(params); }},
       {"exit", [this](Json&) { exit_requested_ = true; }},
       {"$/cancelRequest",
        [this](Json& params) {
@@ -266,6 +333,7 @@ LspServer::Reply LspServer::Initialize(const Request& request) {
     }
   }
   inlay_refresh_support_ = refresh;
+  workspace_->Initialize(request.params);
   initialized_ = true;
   return Json{{"capabilities", Capabilities(unit)},
               {"serverInfo", {{"name", "hlo-lsp"}, {"version", "0.1.0"}}}};
@@ -291,6 +359,8 @@ int LspServer::Run() {
     }
     Dispatch(ClassifyMessage(std::move(json)));
   }
+  StopClientCalls();
+  workspace_->Shutdown();
   documents_->Shutdown();
   request_pool_->Stop();
   parse_pool_->Stop();
@@ -329,7 +399,8 @@ void LspServer::Dispatch(IncomingMessage message) {
       Send(MakeError(message.id, ErrorCode::kInvalidRequest, message.invalid_reason));
       return;
     case MessageKind::kResponse:
-      return;  // replies to our own requests (inlay refresh): nothing to do
+      ReplyFromClient(message);
+      return;
     case MessageKind::kNotification: {
       if (!initialized_ && message.method != "exit") return;
       auto it = notifications_.find(message.method);
@@ -431,6 +502,45 @@ LspServer::Reply LspServer::WithSnapshot(
   if (cancelled->load()) return RpcError{ErrorCode::kRequestCancelled, "cancelled"};
   if (modified()) return RpcError{ErrorCode::kContentModified, "content modified"};
   return result;
+}
+
+// ------------------------------------------------- requests to the client --
+
+std::optional<Json> LspServer::CallClient(const std::string& method, const Json& params,
+                                          int timeout_ms, const std::atomic<bool>* cancelled) {
+  Json id("hlo-lsp/" + std::to_string(next_server_request_++));
+  auto call = std::make_shared<ClientCall>();
+  {
+    std::lock_guard<std::mutex> lock(client_calls_mutex_);
+    if (client_calls_closed_) return std::nullopt;
+    client_calls_[IdKey(id)] = call;
+  }
+  Send(MakeRequest(id, method, params));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  std::unique_lock<std::mutex> lock(client_calls_mutex_);
+  while (!call->done && !client_calls_closed_ && std::chrono::steady_clock::now() < deadline &&
+         !(cancelled && cancelled->load())) {
+    client_calls_cv_.wait_for(lock, std::chrono::milliseconds(100));
+  }
+  client_calls_.erase(IdKey(id));
+  if (!call->done || !call->ok) return std::nullopt;
+  return std::move(call->result);
+}
+
+void LspServer::ReplyFromClient(const IncomingMessage& message) {
+  std::lock_guard<std::mutex> lock(client_calls_mutex_);
+  auto it = client_calls_.find(IdKey(message.id));
+  if (it == client_calls_.end()) return;  // inlay refresh, or given up on
+  it->second->done = true;
+  it->second->ok = message.error.is_null();
+  it->second->result = message.params;
+  client_calls_cv_.notify_all();
+}
+
+void LspServer::StopClientCalls() {
+  std::lock_guard<std::mutex> lock(client_calls_mutex_);
+  client_calls_closed_ = true;
+  client_calls_cv_.notify_all();
 }
 
 // -------------------------------------------------------------- output --

@@ -7,6 +7,8 @@
 #define HLO_LSP_SERVER_LSP_SERVER_H_
 
 #include <atomic>
+#include <condition_variable>
+#include <optional>
 #include <functional>
 #include <map>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "server/json_rpc.h"
 #include "server/thread_pool.h"
 #include "server/transport.h"
+#include "server/workspace.h"
 
 namespace hlo_lsp {
 
@@ -26,6 +29,8 @@ class LspServer {
   struct Options {
     int request_threads = 0;  // 0: from the hardware, 2..4
     int parse_threads = 1;
+    bool index_cache = true;  // the workspace index's persisted shards
+    int poll_seconds = 10;    // re-stat period when the client cannot watch files
   };
 
   // An incoming request as a handler sees it.
@@ -61,6 +66,12 @@ class LspServer {
   void Send(const std::string& body);
   void Log(int type, const std::string& message);  // LSP MessageType 1..4
   void PublishDiagnostics(const Snapshot& snap);
+  // Sends a request to the client and waits for its reply: the result, or
+  // nullopt on an error reply, timeout, cancellation or end of input.
+  std::optional<Json> CallClient(const std::string& method, const Json& params,
+                                 int timeout_ms, const std::atomic<bool>* cancelled);
+  void ReplyFromClient(const IncomingMessage& message);
+  void StopClientCalls();
 
   Reply Initialize(const Request& request);
   // Runs `feature` on the document's snapshot, with the cancellation and
@@ -73,6 +84,7 @@ class LspServer {
   std::unique_ptr<ThreadPool> parse_pool_;
   std::unique_ptr<ThreadPool> request_pool_;
   std::unique_ptr<DocumentStore> documents_;
+  std::unique_ptr<WorkspaceService> workspace_;
 
   std::map<std::string, RequestHandler> requests_;
   std::map<std::string, NotificationHandler> notifications_;
@@ -87,6 +99,16 @@ class LspServer {
 
   std::mutex pending_mutex_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> pending_;
+
+  struct ClientCall {
+    bool done = false;
+    bool ok = false;
+    Json result;
+  };
+  std::mutex client_calls_mutex_;
+  std::condition_variable client_calls_cv_;
+  bool client_calls_closed_ = false;
+  std::map<std::string, std::shared_ptr<ClientCall>> client_calls_;  // by id
 };
 
 }  // namespace hlo_lsp

@@ -33,7 +33,7 @@ const withTimeout = (p, ms, what) => Promise.race([p,
   new Promise((_, rej) => setTimeout(() => rej(new Error(`timeout: ${what}`)), ms))]);
 
 class Session {
-  static async start({ encodings, initOptions } = {}) {
+  static async start({ encodings, initOptions, rootUri = null, workspaceCaps = {}, windowCaps, onRequest } = {}) {
     const s = new Session();
     s.child = cp.spawn(server, [], { stdio: ['pipe', 'pipe', 'pipe'] });
     s.stderr = '';
@@ -49,7 +49,13 @@ class Session {
       s.waiters = s.waiters.filter(w => !w(p));
     });
     s.conn.onNotification(P.LogMessageNotification.type, p => s.logs.push(p));
-    s.conn.onRequest(() => null);
+    s.serverRequests = [];
+    s.conn.onRequest((method, params) => {
+      s.serverRequests.push({ method, params });
+      return onRequest ? onRequest(method, params) : null;
+    });
+    s.progress = [];
+    s.conn.onNotification('$/progress', p => s.progress.push(p));
     s.conn.listen();
     const capabilities = {
       general: encodings ? { positionEncodings: encodings } : undefined,
@@ -59,10 +65,11 @@ class Session {
         semanticTokens: { requests: { full: true, range: true }, tokenTypes: [], tokenModifiers: [], formats: ['relative'] },
         inlayHint: {}, callHierarchy: {}, foldingRange: {}, documentLink: {},
       },
-      workspace: { inlayHint: { refreshSupport: true } },
+      workspace: { inlayHint: { refreshSupport: true }, ...workspaceCaps },
+      window: windowCaps,
     };
     s.init = await withTimeout(s.conn.sendRequest(P.InitializeRequest.type, {
-      processId: process.pid, rootUri: null, capabilities, initializationOptions: initOptions,
+      processId: process.pid, rootUri, capabilities, initializationOptions: initOptions,
     }), 15000, 'initialize');
     s.conn.sendNotification(P.InitializedNotification.type, {});
     return s;
@@ -385,9 +392,107 @@ async function corpusTests() {
   check('corpus session: exit code 0', code === 0, code);
 }
 
+// Workspace features over a temporary dump folder: workspace/symbol with
+// progress, module files, code lens, definition across dumps, commands.
+async function workspaceTests() {
+  const os = require('os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-ws-'));
+  const before = path.join(dir, 'module_0007.wsmod.before_optimizations.txt');
+  const after = path.join(dir, 'module_0007.wsmod.after_optimizations.txt');
+  const entry = 'ENTRY %main (p: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n' +
+                '  ROOT %r = f32[2]{0} call(%p), to_apply=%ws_helper\n}\n';
+  fs.writeFileSync(before, 'HloModule wsmod\n\n%ws_helper (x: f32[2]) -> f32[2] {\n' +
+    '  %x = f32[2]{0} parameter(0)\n  ROOT %y = f32[2]{0} multiply(%x, %x)\n}\n\n' + entry);
+  fs.writeFileSync(after, 'HloModule wsmod\n\n' + entry);
+  const answers = { 'window/showMessageRequest': { title: 'Cancel' }, 'window/showDocument': { success: true } };
+  const s = await Session.start({
+    rootUri: pathToFileURL(dir).href,
+    workspaceCaps: { didChangeWatchedFiles: { dynamicRegistration: true }, executeCommand: {} },
+    windowCaps: { workDoneProgress: true, showDocument: { support: true } },
+    onRequest: method => (method in answers ? answers[method] : null),
+  });
+  try {
+    const caps = s.init.capabilities;
+    check('workspace: executeCommand lists the contract commands',
+      JSON.stringify(caps.executeCommandProvider && caps.executeCommandProvider.commands) ===
+      JSON.stringify(['hlo.convertToText', 'hlo.exportProto', 'hlo.replay', 'hlo.compare', 'hlo.moduleFiles', 'hlo.search']),
+      caps.executeCommandProvider);
+    check('workspace: symbol, codeAction and codeLens providers',
+      caps.workspaceSymbolProvider && caps.codeActionProvider && caps.codeLensProvider, caps);
+    let syms = [];
+    for (let i = 0; i < 100 && !syms.length; i++) {
+      syms = await s.req(P.WorkspaceSymbolRequest.type, { query: 'ws_helper' });
+      if (!syms.length) await new Promise(r => setTimeout(r, 100));
+    }
+    const helper = syms.find(x => x.name === 'ws_helper');
+    check('workspace/symbol: computation as Function in its module',
+      helper && helper.kind === 12 && helper.containerName === 'wsmod' &&
+      helper.location.uri === pathToFileURL(before).href && helper.location.range.start.line === 2, syms);
+    check('workspace: watcher registered', s.serverRequests.some(r => r.method === 'client/registerCapability' &&
+      r.params.registrations[0].method === 'workspace/didChangeWatchedFiles'), s.serverRequests.map(r => r.method));
+    check('workspace: work-done progress created', s.serverRequests.some(r => r.method === 'window/workDoneProgress/create'));
+    for (let i = 0; i < 50 && !s.progress.some(p => p.value.kind === 'end'); i++) await new Promise(r => setTimeout(r, 100));
+    check('workspace: $/progress begin and end', s.progress.some(p => p.value.kind === 'begin') &&
+      s.progress.some(p => p.value.kind === 'end'), s.progress);
+
+    const afterUri = pathToFileURL(after).href;
+    const files = await s.req(new P.RequestType('hlo/moduleFiles'), { uri: afterUri });
+    check('hlo/moduleFiles: both stages in order', files && files.length === 2 &&
+      files[0].stage === 'before_optimizations' && files[1].stage === 'after_optimizations' &&
+      files[1].uri === afterUri, files);
+    const doc = s.open(after);
+    const lens = await s.req(P.CodeLensRequest.type, { textDocument: td(doc) });
+    check('codeLens: other stages on the HloModule line', lens && lens.length === 1 && lens[0].range.start.line === 0 &&
+      lens[0].command.command === 'hlo.moduleFiles' && /before_optimizations/.test(lens[0].command.title), lens);
+    const def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, lineOf(doc, 'to_apply'), 'ws_helper') });
+    check('definition: computation from another dump of the module', def && def.length === 1 &&
+      def[0].uri === pathToFileURL(before).href && def[0].range.start.line === 2, def);
+    const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+    const actions = await s.req(P.CodeActionRequest.type, { textDocument: td(doc), range, context: { diagnostics: [] } });
+    check('codeAction: export and replay on text', actions && actions.map(a => a.command.command).join() === 'hlo.exportProto,hlo.replay', actions);
+
+    const exec = (command, arg, ms) => s.req(P.ExecuteCommandRequest.type, { command, arguments: [arg] }, ms);
+    const beforeUri = pathToFileURL(before).href;
+    const exported = await exec('hlo.exportProto', { uri: beforeUri });
+    const pb = before.replace(/\.txt$/, '.pb');
+    check('hlo.exportProto: writes <name>.pb', exported && exported.uri === pathToFileURL(pb).href && fs.statSync(pb).size > 0, exported);
+    const text = await s.req(new P.RequestType('hlo/protoToText'), { uri: pathToFileURL(pb).href });
+    check('hlo/protoToText: module text', text && text.truncated === false && /HloModule wsmod/.test(text.text) && /ws_helper/.test(text.text), text);
+    const pbActions = await s.req(P.CodeActionRequest.type, { textDocument: { uri: pathToFileURL(pb).href }, range, context: { diagnostics: [] } });
+    check('codeAction: convert on .pb', pbActions && pbActions.length === 1 && pbActions[0].command.command === 'hlo.convertToText', pbActions);
+    const cancelled = await exec('hlo.convertToText', { uri: pathToFileURL(pb).href });
+    check('hlo.convertToText: asks before overwriting, Cancel keeps the file', cancelled && cancelled.cancelled === true &&
+      s.serverRequests.some(r => r.method === 'window/showMessageRequest') && /call\(%p\)/.test(fs.readFileSync(before, 'utf8')), cancelled);
+    answers['window/showMessageRequest'] = { title: 'Overwrite' };
+    const converted = await exec('hlo.convertToText', { uri: pathToFileURL(pb).href });
+    check('hlo.convertToText: Overwrite writes and shows it', converted && converted.uri === beforeUri &&
+      s.serverRequests.some(r => r.method === 'window/showDocument' && r.params.uri === beforeUri), converted);
+
+    const search = await exec('hlo.search', { query: 'kind:computation ws_helper' });
+    check('hlo.search: search --json objects', Array.isArray(search) && search[0] && search[0].name === 'ws_helper' &&
+      search[0].kind === 'computation' && search[0].path === before && 'opcode' in search[0], search);
+    const mf = await exec('hlo.moduleFiles', { uri: afterUri });
+    check('hlo.moduleFiles: same as the request', JSON.stringify(mf) === JSON.stringify(files), mf);
+
+    const gpu = await exec('hlo.replay', { uri: pathToFileURL(before).href, platform: 'gpu' }).then(() => null, e => e.message);
+    check('hlo.replay gpu: an error', gpu === 'no GPU backend in this build', gpu);
+    const started = await exec('hlo.replay', { uri: pathToFileURL(before).href, platform: 'cpu' });
+    check('hlo.replay: returns an id', started && started.id !== undefined, started);
+    const result = started && await s.req(new P.RequestType('hlo/replayResult'), { id: started.id }, 120000);
+    check('hlo/replayResult: summary, outputs, stats', result && /replayed wsmod on cpu/.test(result.summary) &&
+      result.outputs.length === 1 && Array.isArray(result.stats) && result.stats.length > 0, result);
+    const cmp = await exec('hlo.compare', { uri: pathToFileURL(before).href, platforms: ['cpu', 'gpu'] }).then(() => null, e => e.message);
+    check('hlo.compare without snapshot: says what is missing', /snapshot/.test(cmp || ''), cmp);
+  } finally {
+    const code = await s.stop();
+    check('workspace session: exit code 0', code === 0, code);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (!server || !fs.existsSync(server)) { console.error(`usage: lsp-e2e.js <hlo-lsp binary>`); process.exit(2); }
-  for (const t of [fixtureTests, encodingTests, corpusTests]) {
+  for (const t of [fixtureTests, encodingTests, workspaceTests, corpusTests]) {
     try { await t(); } catch (e) { check(`${t.name} ran to the end`, false, String(e && e.stack || e)); }
   }
   console.log(`${passed} passed, ${failed} failed`);

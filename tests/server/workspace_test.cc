@@ -1,0 +1,333 @@
+// Workspace features through the in-process server: workspace/symbol with
+// progress, module files, definition across dumps, conversion commands,
+// replay jobs, code actions and lenses, file watching.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+#include "server/documents.h"
+#include "tests/server/server_harness.h"
+
+namespace hlo_lsp {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr char kBefore[] = R"(HloModule foo, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
+
+%helper (x: f32[2]) -> f32[2] {
+  %x = f32[2]{0} parameter(0)
+  ROOT %twice = f32[2]{0} add(%x, %x)
+}
+
+ENTRY %main (p: f32[2]) -> f32[2] {
+  %p = f32[2]{0} parameter(0)
+  ROOT %r = f32[2]{0} call(%p), to_apply=%helper
+}
+)";
+
+constexpr char kAfter[] = R"(HloModule foo, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
+
+ENTRY %main (p: f32[2]) -> f32[2] {
+  %p = f32[2]{0} parameter(0)
+  ROOT %r = f32[2]{0} call(%p), to_apply=%helper
+}
+)";
+
+class WorkspaceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("hlo-ws-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    Write("module_0001.foo.before_optimizations.txt", kBefore);
+    Write("module_0001.foo.after_optimizations.txt", kAfter);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  std::string Uri(const std::string& name) { return PathToUri((dir_ / name).string()); }
+
+  static LspServer::Options NoCache() {
+    LspServer::Options o;
+    o.index_cache = false;
+    o.poll_seconds = 1;
+    return o;
+  }
+
+  // Initializes with the folder and waits for indexing to end, answering
+  // the server's requests to the client with `answer`.
+  void Start(ServerHarness& h, Json capabilities) {
+    Json params{{"capabilities", capabilities},
+                {"rootUri", PathToUri(dir_.string())}};
+    h.Request(0, "initialize", params);
+    ASSERT_TRUE(h.Response(0).contains("result"));
+    h.Notify("initialized");
+  }
+  // The first server->client request of `method`, answered with `result`.
+  Json AnswerRequest(ServerHarness& h, const std::string& method, Json result) {
+    Json found;
+    h.WaitUntil([&](const std::vector<Json>& all) {
+      for (const Json& m : all) {
+        if (m.value("method", "") == method && m.contains("id")) {
+          found = m;
+          return true;
+        }
+      }
+      return false;
+    });
+    if (!found.is_null()) {
+      h.Send(Json{{"jsonrpc", "2.0"}, {"id", found["id"]}, {"result", result}});
+    }
+    return found;
+  }
+  // Waits until workspace/symbol for `query` returns something.
+  Json SymbolsEventually(ServerHarness& h, const std::string& query) {
+    for (int i = 0; i < 200; ++i) {
+      h.Request(next_id_, "workspace/symbol", {{"query", query}});
+      Json r = h.Response(next_id_++);
+      if (r.contains("result") && !r["result"].empty()) return r["result"];
+      usleep(50 * 1000);
+    }
+    return Json::array();
+  }
+  Json Call(ServerHarness& h, const std::string& method, Json params) {
+    int64_t id = next_id_++;
+    h.Request(id, method, params);
+    return h.Response(id);
+  }
+  Json Command(ServerHarness& h, const std::string& command, Json arg) {
+    return Call(h, "workspace/executeCommand",
+                {{"command", command}, {"arguments", Json::array({arg})}});
+  }
+
+  fs::path dir_;
+  int64_t next_id_ = 100;
+};
+
+TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
+  ServerHarness h(NoCache());
+  Json r = h.Initialize();
+  Json caps = r["result"]["capabilities"];
+  EXPECT_EQ(caps["workspaceSymbolProvider"], true);
+  EXPECT_EQ(caps["executeCommandProvider"]["commands"],
+            Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay", "hlo.compare",
+                         "hlo.moduleFiles", "hlo.search"}));
+  EXPECT_TRUE(caps.contains("codeActionProvider"));
+  EXPECT_TRUE(caps.contains("codeLensProvider"));
+}
+
+TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
+  ServerHarness h(NoCache());
+  Start(h, {{"window", {{"workDoneProgress", true}}},
+            {"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}});
+  Json reg = AnswerRequest(h, "client/registerCapability", nullptr);
+  ASSERT_FALSE(reg.is_null());
+  EXPECT_EQ(reg["params"]["registrations"][0]["method"], "workspace/didChangeWatchedFiles");
+  Json create = AnswerRequest(h, "window/workDoneProgress/create", nullptr);
+  ASSERT_FALSE(create.is_null());
+  std::string token = create["params"]["token"];
+  EXPECT_TRUE(h.WaitUntil([&](const std::vector<Json>& all) {
+    for (const Json& m : all) {
+      if (m.value("method", "") == "$/progress" && m["params"]["token"] == token &&
+          m["params"]["value"]["kind"] == "end") {
+        return true;
+      }
+    }
+    return false;
+  }));
+  Json symbols = SymbolsEventually(h, "helper");
+  ASSERT_FALSE(symbols.empty());
+  bool found = false;
+  for (const Json& s : symbols) {
+    if (s["name"] == "helper" && s["kind"] == 12) {
+      found = true;
+      EXPECT_EQ(s["containerName"], "foo");
+      EXPECT_EQ(s["location"]["uri"], Uri("module_0001.foo.before_optimizations.txt"));
+      EXPECT_EQ(s["location"]["range"]["start"]["line"], 2);
+    }
+  }
+  EXPECT_TRUE(found) << symbols.dump();
+
+  // A new file, announced by the client, is indexed.
+  Write("module_0002.bar.before_optimizations.txt",
+        "HloModule bar\n\nENTRY %newentry (a: f32[]) -> f32[] {\n"
+        "  ROOT %a = f32[] parameter(0)\n}\n");
+  h.Notify("workspace/didChangeWatchedFiles",
+           {{"changes", Json::array({Json{{"uri", Uri("module_0002.bar.before_optimizations.txt")},
+                                          {"type", 1}}})}});
+  Json fresh = SymbolsEventually(h, "newentry");
+  ASSERT_FALSE(fresh.empty());
+  EXPECT_EQ(fresh[0]["name"], "newentry");
+}
+
+TEST_F(WorkspaceTest, PollsWhenTheClientCannotWatch) {
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  ASSERT_FALSE(SymbolsEventually(h, "helper").empty());
+  Write("module_0003.baz.before_optimizations.txt",
+        "HloModule baz\n\nENTRY %polled_entry (a: f32[]) -> f32[] {\n"
+        "  ROOT %a = f32[] parameter(0)\n}\n");
+  Json fresh = SymbolsEventually(h, "polled_entry");
+  ASSERT_FALSE(fresh.empty());
+  EXPECT_EQ(fresh[0]["name"], "polled_entry");
+}
+
+TEST_F(WorkspaceTest, ModuleFilesLensAndDefinitionAcrossDumps) {
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  ASSERT_FALSE(SymbolsEventually(h, "helper").empty());
+  std::string after = Uri("module_0001.foo.after_optimizations.txt");
+
+  Json files = Call(h, "hlo/moduleFiles", {{"uri", after}});
+  ASSERT_TRUE(files["result"].is_array()) << files.dump();
+  ASSERT_EQ(files["result"].size(), 2u);
+  EXPECT_EQ(files["result"][0]["stage"], "before_optimizations");
+  EXPECT_EQ(files["result"][1]["stage"], "after_optimizations");
+  EXPECT_EQ(files["result"][1]["uri"], after);
+  Json same = Command(h, "hlo.moduleFiles", {{"uri", after}});
+  EXPECT_EQ(same["result"], files["result"]);
+
+  Json lens = Call(h, "textDocument/codeLens", {{"textDocument", {{"uri", after}}}});
+  ASSERT_EQ(lens["result"].size(), 1u) << lens.dump();
+  EXPECT_EQ(lens["result"][0]["range"]["start"]["line"], 0);
+  EXPECT_EQ(lens["result"][0]["command"]["command"], "hlo.moduleFiles");
+  EXPECT_NE(lens["result"][0]["command"]["title"].get<std::string>().find("before_optimizations"),
+            std::string::npos);
+
+  // `to_apply=%helper` in the after file: defined only in the before file.
+  size_t line = 4, col = std::string("  ROOT %r = f32[2]{0} call(%p), to_apply=%he").size();
+  Json def = Call(h, "textDocument/definition",
+                  {{"textDocument", {{"uri", after}}},
+                   {"position", {{"line", line}, {"character", col}}}});
+  ASSERT_EQ(def["result"].size(), 1u) << def.dump();
+  EXPECT_EQ(def["result"][0]["uri"], Uri("module_0001.foo.before_optimizations.txt"));
+  EXPECT_EQ(def["result"][0]["range"]["start"]["line"], 2);
+}
+
+TEST_F(WorkspaceTest, ExportConvertAndOverwriteRules) {
+  ServerHarness h(NoCache());
+  Start(h, {{"window", {{"showDocument", {{"support", true}}}}}});
+  std::string before = Uri("module_0001.foo.before_optimizations.txt");
+  Json exported = Command(h, "hlo.exportProto", {{"uri", before}});
+  ASSERT_TRUE(exported.contains("result")) << exported.dump();
+  fs::path pb = dir_ / "module_0001.foo.before_optimizations.pb";
+  EXPECT_EQ(exported["result"]["uri"], PathToUri(pb.string()));
+  EXPECT_GT(fs::file_size(pb), 0u);
+
+  Json text = Call(h, "hlo/protoToText", {{"uri", PathToUri(pb.string())}});
+  ASSERT_TRUE(text.contains("result")) << text.dump();
+  EXPECT_EQ(text["result"]["truncated"], false);
+  EXPECT_NE(text["result"]["text"].get<std::string>().find("HloModule foo"), std::string::npos);
+
+  // The .txt beside the .pb exists: the user is asked; Cancel keeps it.
+  int64_t id = next_id_++;
+  h.Request(id, "workspace/executeCommand",
+            {{"command", "hlo.convertToText"},
+             {"arguments", Json::array({Json{{"uri", PathToUri(pb.string())}}})}});
+  Json ask = AnswerRequest(h, "window/showMessageRequest", {{"title", "Cancel"}});
+  ASSERT_FALSE(ask.is_null());
+  EXPECT_EQ(h.Response(id)["result"]["cancelled"], true);
+  std::ifstream kept(dir_ / "module_0001.foo.before_optimizations.txt");
+  std::stringstream ss;
+  ss << kept.rdbuf();
+  EXPECT_EQ(ss.str(), kBefore);
+
+  // A failed answer: written beside, as <name>.1.txt, then shown.
+  id = next_id_++;
+  h.Request(id, "workspace/executeCommand",
+            {{"command", "hlo.convertToText"},
+             {"arguments", Json::array({Json{{"uri", PathToUri(pb.string())}}})}});
+  h.WaitUntil([&](const std::vector<Json>& all) {
+    int asks = 0;
+    for (const Json& m : all) {
+      if (m.value("method", "") == "window/showMessageRequest") ++asks;
+    }
+    return asks == 2;
+  });
+  for (const Json& m : h.Received()) {
+    if (m.value("method", "") == "window/showMessageRequest" && m["id"] != ask["id"]) {
+      h.Send(Json{{"jsonrpc", "2.0"}, {"id", m["id"]},
+                  {"error", {{"code", -32603}, {"message", "no"}}}});
+    }
+  }
+  Json show = AnswerRequest(h, "window/showDocument", {{"success", true}});
+  Json converted = h.Response(id);
+  fs::path out = dir_ / "module_0001.foo.before_optimizations.1.txt";
+  EXPECT_EQ(converted["result"]["uri"], PathToUri(out.string())) << converted.dump();
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_EQ(show["params"]["uri"], PathToUri(out.string()));
+}
+
+TEST_F(WorkspaceTest, CodeActions) {
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  Json text_actions = Call(h, "textDocument/codeAction",
+                           {{"textDocument", {{"uri", Uri("module_0001.foo.after_optimizations.txt")}}},
+                            {"range", {{"start", {{"line", 0}, {"character", 0}}},
+                                       {"end", {{"line", 0}, {"character", 0}}}}},
+                            {"context", {{"diagnostics", Json::array()}}}});
+  std::vector<std::string> commands;
+  for (const Json& a : text_actions["result"]) commands.push_back(a["command"]["command"]);
+  EXPECT_EQ(commands, (std::vector<std::string>{"hlo.exportProto", "hlo.replay"}));
+  Json pb_actions = Call(h, "textDocument/codeAction",
+                         {{"textDocument", {{"uri", Uri("x.pb")}}},
+                          {"range", {{"start", {{"line", 0}, {"character", 0}}},
+                                     {"end", {{"line", 0}, {"character", 0}}}}},
+                          {"context", {{"diagnostics", Json::array()}}}});
+  ASSERT_EQ(pb_actions["result"].size(), 1u);
+  EXPECT_EQ(pb_actions["result"][0]["title"], "Convert to HLO text");
+}
+
+TEST_F(WorkspaceTest, ReplayOnCpuThenResult) {
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  std::string before = Uri("module_0001.foo.before_optimizations.txt");
+  Json gpu = Command(h, "hlo.replay", {{"uri", before}, {"platform", "gpu"}});
+  ASSERT_TRUE(gpu.contains("error"));
+  EXPECT_EQ(gpu["error"]["message"], "no GPU backend in this build");
+
+  Json started = Command(h, "hlo.replay", {{"uri", before}, {"platform", "cpu"}});
+  ASSERT_TRUE(started["result"].contains("id")) << started.dump();
+  Json result = Call(h, "hlo/replayResult", {{"id", started["result"]["id"]}});
+  ASSERT_TRUE(result.contains("result")) << result.dump();
+  EXPECT_EQ(result["result"]["outcome"], "ok") << result.dump();
+  EXPECT_NE(result["result"]["summary"].get<std::string>().find("replayed foo on cpu"),
+            std::string::npos);
+  ASSERT_EQ(result["result"]["outputs"].size(), 1u);
+  EXPECT_EQ(result["result"]["outputs"][0]["shape"], "f32[2]");
+  EXPECT_FALSE(result["result"]["stats"].empty());
+
+  Json compare = Command(h, "hlo.compare", {{"uri", before}, {"platforms", {"cpu", "gpu"}}});
+  ASSERT_TRUE(compare.contains("error"));
+  EXPECT_NE(compare["error"]["message"].get<std::string>().find("snapshot"), std::string::npos);
+  Json unknown = Call(h, "hlo/replayResult", {{"id", 9999}});
+  EXPECT_TRUE(unknown.contains("error"));
+}
+
+TEST_F(WorkspaceTest, SearchCommandReturnsContractObjects) {
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  ASSERT_FALSE(SymbolsEventually(h, "helper").empty());
+  Json r = Command(h, "hlo.search", {{"query", "kind:computation helper"}});
+  ASSERT_TRUE(r["result"].is_array()) << r.dump();
+  ASSERT_FALSE(r["result"].empty());
+  const Json& hit = r["result"][0];
+  for (const char* key : {"path", "line", "col", "kind", "name", "module", "opcode", "shape"}) {
+    EXPECT_TRUE(hit.contains(key)) << key;
+  }
+  EXPECT_EQ(hit["name"], "helper");
+  EXPECT_EQ(hit["kind"], "computation");
+  EXPECT_EQ(hit["path"], (dir_ / "module_0001.foo.before_optimizations.txt").string());
+  Json bad = Command(h, "hlo.search", {{"query", "/[/"}});
+  EXPECT_TRUE(bad.contains("error"));
+}
+
+}  // namespace
+}  // namespace hlo_lsp
