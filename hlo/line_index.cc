@@ -17,6 +17,28 @@ LineIndex::LineIndex(std::string_view text) : text_(text) {
     p = static_cast<const char*>(nl) + 1;
     starts_.push_back(static_cast<Offset>(p - base));
   }
+  // Any byte with the high bit set? Eight bytes at a time.
+  size_t i = 0;
+  uint64_t high = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    high |= word & 0x8080808080808080ull;
+  }
+  for (; i < text.size(); ++i) high |= static_cast<unsigned char>(text[i]) & 0x80;
+  all_ascii_ = high == 0;
+  if (!all_ascii_) {
+    non_ascii_.assign(starts_.size(), false);
+    for (size_t k = 0; k < text.size(); ++k) {
+      if (static_cast<unsigned char>(text[k]) & 0x80) {
+        non_ascii_[LineOf(static_cast<Offset>(k))] = true;
+        // Skip to the next line: one hit marks the whole line.
+        const void* next = std::memchr(text.data() + k, '\n', text.size() - k);
+        if (next == nullptr) break;
+        k = static_cast<const char*>(next) - text.data();
+      }
+    }
+  }
 }
 
 Offset LineIndex::LineStart(uint32_t line) const {
@@ -67,7 +89,9 @@ LineColumn LineIndex::ToLineColumn(Offset offset, ColumnUnit unit) const {
   if (offset > text_.size()) offset = static_cast<Offset>(text_.size());
   uint32_t line = LineOf(offset);
   Offset start = LineStart(line);
-  if (unit == ColumnUnit::kUtf8Bytes) return {line, offset - start};
+  if (unit == ColumnUnit::kUtf8Bytes || LineIsAscii(line)) {
+    return {line, offset - start};
+  }
   return {line, Utf16Length(text_.substr(start, offset - start))};
 }
 
@@ -78,7 +102,7 @@ Offset LineIndex::ToOffset(LineColumn position, ColumnUnit unit) const {
   }
   Offset start = starts_[position.line];
   Offset end = LineEnd(position.line);
-  if (unit == ColumnUnit::kUtf8Bytes) {
+  if (unit == ColumnUnit::kUtf8Bytes || LineIsAscii(position.line)) {
     return std::min<Offset>(start + position.column, end);
   }
   uint32_t units = 0;

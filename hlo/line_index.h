@@ -36,8 +36,16 @@ class LineIndex {
                   ColumnUnit unit = ColumnUnit::kUtf8Bytes) const;
 
  private:
+  bool LineIsAscii(uint32_t line) const {
+    return all_ascii_ || (line < non_ascii_.size() && !non_ascii_[line]);
+  }
+
   std::string_view text_;
   std::vector<Offset> starts_;
+  // UTF-16 columns equal byte columns on ASCII lines (almost every line of
+  // a dump), so conversions there cost nothing even on 77,000-byte lines.
+  bool all_ascii_ = true;
+  std::vector<bool> non_ascii_;  // per line; empty when all_ascii_
 };
 
 }  // namespace hlo

@@ -29,6 +29,7 @@ std::unique_ptr<ParsedFile> Parse(std::string_view text,
   }
   internal::Parser parser(text, options, file.get());
   parser.Run();
+  file->BuildReverseEdges();
   return file;
 }
 
@@ -378,7 +379,17 @@ void Parser::ParseComputation() {
       Error(Span{brace.span.begin, brace.span.end},
             absl::StrCat("missing '}' to close computation '",
                          ToAbsl(Text(file_.computations[comp_id].name)), "'"));
-      FinishComputation(comp_id, lexer_.pos());
+      // The body runs to where the next computation (or the end) begins.
+      Offset end = next.span.begin;
+      while (end > brace.span.end && (text_[end - 1] == ' ' ||
+                                       text_[end - 1] == '\n' ||
+                                       text_[end - 1] == '\r' ||
+                                       text_[end - 1] == '\t')) {
+        --end;
+      }
+      end = std::max(end, brace.span.end);
+      file_.computations[comp_id].body.end = end;
+      FinishComputation(comp_id, end);
       return;
     }
     if (!ParseInstruction(comp_id)) RecoverToLineStart(true);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/absl_compat.h"
 #include "hlo/attributes.h"
+#include "hlo/literal_text.h"
 #include "hlo/parser_internal.h"
 
 namespace hlo::internal {
@@ -174,6 +175,10 @@ bool Parser::ParseRawOperandList(Instruction* inst) {
   }
   lexer_.Seek(end);
   inst->operands = Slice{static_cast<Id>(file_.operands.size()), 0};
+  if (inst->opcode == Opcode::kConstant && options_.validate_attributes &&
+      inst->shape != kNone) {
+    CheckConstant(*inst, end);
+  }
   if (inst->opcode == Opcode::kParameter) {
     std::string_view body =
         text_.substr(inst->operand_list.begin + 1,
@@ -190,6 +195,33 @@ bool Parser::ParseRawOperandList(Instruction* inst) {
     }
   }
   return true;
+}
+
+// The literal must fit the shape: element counts per dimension, value
+// ranges. Errors come back as "offset N: message" within the operand list.
+void Parser::CheckConstant(const Instruction& inst, Offset end) {
+  absl::StatusOr<LiteralShape> shape = LiteralShapeFromParsed(file_, inst.shape);
+  if (!shape.ok()) return;  // e.g. unbounded dims: nothing to check against
+  std::string_view list = text_.substr(inst.operand_list.begin,
+                                       end - inst.operand_list.begin);
+  absl::Status status = DecodeConstantOperandList(list, *shape).status();
+  if (status.ok()) return;
+  std::string_view message = ToStd(status.message());
+  Offset at = inst.operand_list.begin;
+  if (message.substr(0, 7) == "offset ") {
+    size_t colon = message.find(':');
+    uint64_t relative = 0;
+    for (size_t i = 7; i < colon && i < message.size(); ++i) {
+      if (message[i] < '0' || message[i] > '9') break;
+      relative = relative * 10 + (message[i] - '0');
+    }
+    if (relative < list.size()) at += static_cast<Offset>(relative);
+    if (colon != std::string_view::npos) {
+      message.remove_prefix(std::min(colon + 2, message.size()));
+    }
+  }
+  Error(Span{at, std::min<Offset>(at + 1, end)},
+        absl::StrCat("constant does not match its shape: ", ToAbsl(message)));
 }
 
 bool Parser::ParseOperandList(int depth, Slice* operands) {

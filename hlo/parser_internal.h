@@ -102,6 +102,7 @@ class Parser {
                               Id* out);
   bool ResolveOpcode(const Token& token, Instruction* inst);
   bool ParseRawOperandList(Instruction* inst);
+  void CheckConstant(const Instruction& inst, Offset end);
   bool ParseAttributes(Id inst);
   bool ParseAttributeValue(const Token& key, Id* attr);
   Offset ScanAttributeValue(Offset begin, bool allow_trailing_group);

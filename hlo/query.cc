@@ -158,25 +158,27 @@ NodeAt DefinitionOf(const ParsedFile& file, const NodeAt& node) {
 
 std::vector<Use> UsersOf(const ParsedFile& file, Id instruction) {
   std::vector<Use> uses;
-  if (instruction >= file.instructions.size()) return uses;
-  Id c = file.instructions[instruction].computation;
-  Id begin = 0, end = static_cast<Id>(file.instructions.size());
-  if (c != kNone && c < file.computations.size()) {
-    begin = file.computations[c].instructions.begin;
-    end = file.computations[c].instructions.end();
+  if (instruction >= file.instructions.size() ||
+      instruction + 1 >= file.use_offsets.size()) {
+    return uses;
   }
-  for (Id i = begin; i < end; ++i) {
-    const Instruction& inst = file.instructions[i];
-    for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
-      const Operand& op = file.operands[o];
-      if (op.definition == instruction && !op.name.empty()) {
-        uses.push_back(Use{i, o, kNone, op.name});
-      }
-    }
-    for (Id n = inst.control_predecessors.begin;
-         n < inst.control_predecessors.end(); ++n) {
-      if (file.name_refs[n].definition == instruction) {
-        uses.push_back(Use{i, kNone, n, file.name_refs[n].name});
+  for (Id e = file.use_offsets[instruction];
+       e < file.use_offsets[instruction + 1]; ++e) {
+    const ParsedFile::UseEdge& edge = file.use_edges[e];
+    uses.push_back(Use{edge.user, edge.operand, kNone,
+                       file.operands[edge.operand].name});
+  }
+  // Control edges are few: scan the enclosing computation for them.
+  Id c = file.instructions[instruction].computation;
+  if (c != kNone && c < file.computations.size()) {
+    const Computation& comp = file.computations[c];
+    for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+      const Instruction& inst = file.instructions[i];
+      for (Id n = inst.control_predecessors.begin;
+           n < inst.control_predecessors.end(); ++n) {
+        if (file.name_refs[n].definition == instruction) {
+          uses.push_back(Use{i, kNone, n, file.name_refs[n].name});
+        }
       }
     }
   }
@@ -184,24 +186,23 @@ std::vector<Use> UsersOf(const ParsedFile& file, Id instruction) {
 }
 
 size_t UserCount(const ParsedFile& file, Id instruction) {
-  // Distinct using instructions, as XLA counts users.
-  std::vector<Use> uses = UsersOf(file, instruction);
+  if (instruction + 1 >= file.use_offsets.size()) return 0;
   size_t count = 0;
   Id last = kNone;
-  for (const Use& u : uses) {
-    if (u.operand == kNone) continue;  // control edges are not users
-    if (u.user != last) ++count;
-    last = u.user;
+  for (Id e = file.use_offsets[instruction];
+       e < file.use_offsets[instruction + 1]; ++e) {
+    Id user = file.use_edges[e].user;
+    if (user != last) ++count;
+    last = user;
   }
   return count;
 }
 
 std::vector<Id> CallersOf(const ParsedFile& file, Id computation) {
-  std::vector<Id> refs;
-  for (Id r = 0; r < file.computation_refs.size(); ++r) {
-    if (file.computation_refs[r].computation == computation) refs.push_back(r);
-  }
-  return refs;
+  if (computation + 1 >= file.caller_offsets.size()) return {};
+  return std::vector<Id>(
+      file.caller_refs.begin() + file.caller_offsets[computation],
+      file.caller_refs.begin() + file.caller_offsets[computation + 1]);
 }
 
 std::vector<Id> CalleesOf(const ParsedFile& file, Id computation) {

@@ -194,6 +194,20 @@ class ParsedFile {
   std::vector<Diagnostic> diagnostics;
   bool diagnostics_truncated = false;  // past the cap, more were dropped
 
+  // Reverse edges, built once at the end of parsing so that "users of" and
+  // "callers of" never scan a 700,000-instruction computation:
+  // use_edges[use_offsets[i] .. use_offsets[i + 1]) are the operands that
+  // name instruction i (text order), and caller_refs[caller_offsets[c] ..
+  // caller_offsets[c + 1]) the computation_refs that target computation c.
+  struct UseEdge {
+    Id user = kNone;     // the instruction holding the operand
+    Id operand = kNone;  // into operands
+  };
+  std::vector<Id> use_offsets;
+  std::vector<UseEdge> use_edges;
+  std::vector<Id> caller_offsets;
+  std::vector<Id> caller_refs;
+
   // Convenience accessors.
   std::string_view Name(const Instruction& i) const { return Text(i.name); }
   std::string_view Name(const Computation& c) const { return Text(c.name); }
@@ -203,6 +217,9 @@ class ParsedFile {
   const Attribute* FindAttribute(const Instruction& i,
                                  std::string_view key) const;
   bool HasErrors() const;
+  // Fills use_offsets/use_edges/caller_offsets/caller_refs (the parser calls
+  // it; call it again after editing the tables by hand).
+  void BuildReverseEdges();
 
   // Bytes of heap memory held by the tables (for the memory benchmark).
   size_t MemoryUsage() const;

@@ -24,3 +24,18 @@ TEST(LineIndexTest, Utf8AndUtf16Columns) {
 
 }  // namespace
 }  // namespace hlo
+
+namespace hlo {
+namespace {
+
+TEST(LineIndexTest, AsciiLinesShortcutOnlyWhereTheyAreAscii) {
+  std::string_view text = "abc\n\xC3\xA9z\nxyz";
+  LineIndex index(text);
+  EXPECT_EQ(index.ToLineColumn(6, ColumnUnit::kUtf16CodeUnits).column, 1u);
+  EXPECT_EQ(index.ToLineColumn(10, ColumnUnit::kUtf16CodeUnits).column, 2u);
+  EXPECT_EQ(index.ToOffset({1, 1}, ColumnUnit::kUtf16CodeUnits), 6u);
+  EXPECT_EQ(index.ToOffset({2, 2}, ColumnUnit::kUtf16CodeUnits), 10u);
+}
+
+}  // namespace
+}  // namespace hlo

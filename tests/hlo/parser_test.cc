@@ -441,3 +441,60 @@ TEST(ParserTest, DiagnosticsAreCapped) {
 
 }  // namespace
 }  // namespace hlo
+
+namespace hlo {
+namespace {
+
+TEST(ReverseEdgesTest, UsersAndCallersAreIndexed) {
+  auto file = Parse(R"(HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %z = f32[] constant(0)
+  %r1 = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add
+  %r2 = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add
+  ROOT %t = f32[] add(%r1, %r2)
+})");
+  ASSERT_FALSE(file->HasErrors());
+  Id p = static_cast<Id>(FindInstruction(*file, "p") - &file->instructions[0]);
+  ASSERT_EQ(file->use_offsets[p + 1] - file->use_offsets[p], 2u);
+  EXPECT_EQ(file->Name(file->instructions[file->use_edges[file->use_offsets[p]].user]),
+            "r1");
+  Id add = static_cast<Id>(FindComputation(*file, "add") - &file->computations[0]);
+  EXPECT_EQ(file->caller_offsets[add + 1] - file->caller_offsets[add], 2u);
+}
+
+}  // namespace
+}  // namespace hlo
+
+namespace hlo {
+namespace {
+
+TEST(ParserTest, ConstantsMustFitTheirShape) {
+  auto file = Parse(
+      "HloModule m\nENTRY e {\n  a = f32[2] constant({1,2,3})\n"
+      "  b = f32[] constant({{1}})\n  c = f32[2,2] constant({{1,2},{3,4}})\n"
+      "  d = f32[1000000000000] constant({...})\n  ROOT t = s8[] constant(1000)\n}\n");
+  std::string errors = "\n" + Errors(*file);  // "\nLINE:" anchors a line
+  EXPECT_THAT(errors, HasSubstr("\n3:"));
+  EXPECT_THAT(errors, HasSubstr("\n4:"));
+  EXPECT_THAT(errors, HasSubstr("\n7:"));
+  EXPECT_THAT(errors, ::testing::Not(HasSubstr("\n5:")));
+  EXPECT_THAT(errors, ::testing::Not(HasSubstr("\n6:")));
+  EXPECT_THAT(errors, HasSubstr("constant does not match its shape"));
+}
+
+TEST(ParserTest, MissingBraceClosesTheBodySpan) {
+  auto file = Parse("HloModule m\nc {\n  ROOT p = f32[] parameter(0)\n\nENTRY e {\n  ROOT q = f32[] parameter(0)\n}\n");
+  const Computation* c = FindComputation(*file, "c");
+  ASSERT_NE(c, nullptr);
+  EXPECT_LE(c->body.begin, c->body.end);
+  EXPECT_EQ(file->Text(c->body), "{\n  ROOT p = f32[] parameter(0)");
+}
+
+}  // namespace
+}  // namespace hlo

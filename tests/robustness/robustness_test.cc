@@ -99,10 +99,28 @@ void TouchEverything(const ParsedFile& file) {
     (void)file.lines().ToLineColumn(d.span.begin,
                                     ColumnUnit::kUtf16CodeUnits);
   }
-  for (const Instruction& i : file.instructions) {
-    ASSERT_LE(i.span.end, file.text().size());
-    total += file.Text(i.name).size();
+  auto check = [&](Span span) {
+    ASSERT_LE(span.begin, span.end);
+    ASSERT_LE(span.end, file.text().size());
+    total += file.Text(span).size();
+  };
+  for (const Module& m : file.modules) {
+    check(m.span);
+    check(m.name);
   }
+  for (const Computation& c : file.computations) {
+    check(c.span);
+    check(c.name);
+    check(c.body);
+  }
+  for (const Instruction& i : file.instructions) {
+    check(i.span);
+    check(i.name);
+    check(i.opcode_span);
+    check(i.operand_list);
+  }
+  for (const Operand& o : file.operands) check(o.span);
+  for (const Attribute& a : file.attributes) check(a.span);
   for (Id s = 0; s < file.shapes.size(); ++s) {
     (void)ElementCount(file, s);
     (void)ShapeToString(file, s);
