@@ -12,6 +12,7 @@ jobs=${HLO_LSP_JOBS:-$(nproc)}
 fuzz_seconds=${HLO_LSP_FUZZ_SECONDS:-60}
 failures=()
 summaries=()
+warnings=()
 
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
 
@@ -23,6 +24,14 @@ if [ -f tests/e2e/package.json ]; then
   else
     (cd tests/e2e && npm install --no-audit --no-fund)
   fi
+fi
+
+# The editor tests' clients (Neovim, Vim+ALE, code-server+Chromium). A failed
+# install of the heavy VS Code part is reported, and those tests then skip.
+if ! scripts/editor-test-deps.sh; then
+  echo "WARNING: the VS Code test dependencies did not install; its tests will skip"
+  warnings+=("VS Code test dependencies missing (scripts/editor-test-deps.sh failed)")
+  scripts/editor-test-deps.sh --quick
 fi
 
 # run_ctest BUILD_DIR: runs the suite, keeps going on failure, records the summary.
@@ -60,7 +69,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_ctest build-asan -LE editors-heavy
 
 step "fuzzing (${fuzz_seconds}s in all)"
-mapfile -t fuzzers < <(find build-asan/tests/fuzz -maxdepth 1 -type f -name '*_fuzzer' -perm -u+x 2>/dev/null | sort)
+mapfile -t fuzzers < <(find build-asan -maxdepth 3 -path '*/CMakeFiles' -prune -o -type f -name '*_fuzzer' -perm -u+x -print 2>/dev/null | sort)
 if [ ${#fuzzers[@]} -eq 0 ]; then
   failures+=("no fuzz targets were built")
 else
@@ -72,6 +81,7 @@ else
     mkdir -p "$work/corpus" "$work/artifacts"
     seeds=("$root/examples")
     [ -d "$root/tests/fuzz/seeds/$name" ] && seeds+=("$root/tests/fuzz/seeds/$name")
+    [ "$name" = proto_decode_fuzzer ] && seeds+=("$root/tests/proto/fuzz_seeds")
     echo "--- $name for ${per_target}s"
     if "$fuzzer" -max_total_time="$per_target" -timeout=20 -rss_limit_mb=4096 \
          -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
@@ -88,6 +98,7 @@ fi
 
 step "summary"
 for line in "${summaries[@]}"; do echo "$line"; done
+for line in "${warnings[@]}"; do echo "WARNING: $line"; done
 if [ ${#failures[@]} -ne 0 ]; then
   printf 'FAILED: %s\n' "${failures[@]}"
   exit 1
