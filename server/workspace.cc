@@ -264,6 +264,7 @@ void WorkspaceService::IndexLoop() {
     progress_token_.clear();
     indexing_done_ = true;
   }
+  wake_.notify_all();
   hooks_.log(kInfo, "indexed " + std::to_string(stats.hlo_files) + " HLO files");
 
   // Then: refresh on file events, and re-stat on a timer when nobody tells us.
@@ -315,12 +316,19 @@ WorkspaceService::Reply WorkspaceService::Symbols(const Json& params) {
   return out;
 }
 
-WorkspaceService::Reply WorkspaceService::Search(const Json& args) {
+WorkspaceService::Reply WorkspaceService::Search(const Json& args,
+                                                 const std::atomic<bool>* cancelled) {
   std::string query = StringField(args, "query");
   if (query.empty()) return Invalid("hlo.search needs {query}");
   bool no_folders;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    // An explicit search is complete, unlike workspace/symbol as you type:
+    // wait for the first indexing of the folders.
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (indexer_.joinable() && !indexing_done_ && !stopping_) {
+      if (cancelled && cancelled->load()) return RpcError{ErrorCode::kRequestCancelled, "cancelled"};
+      wake_.wait_for(lock, std::chrono::milliseconds(100));
+    }
     no_folders = folders_.empty();
   }
   // A client without workspace folders (Vim) names its dump folder.
@@ -680,7 +688,7 @@ WorkspaceService::Reply WorkspaceService::ExecuteCommand(const Json& params,
   if (command == "hlo.replay") return StartReplay(args, false);
   if (command == "hlo.compare") return StartReplay(args, true);
   if (command == "hlo.moduleFiles") return ModuleFilesRequest(args);
-  if (command == "hlo.search") return Search(args);
+  if (command == "hlo.search") return Search(args, cancelled);
   return Invalid("unknown command: " + command);
 }
 

@@ -75,7 +75,7 @@ class WorkspaceService {
   Reply ConvertToText(const Json& args, const std::atomic<bool>* cancelled);
   Reply ExportProto(const Json& args, const std::atomic<bool>* cancelled);
   Reply StartReplay(const Json& args, bool compare);
-  Reply Search(const Json& args);
+  Reply Search(const Json& args, const std::atomic<bool>* cancelled);
   // Picks the output path: `wanted` when free or the user says Overwrite,
   // else `<stem>.N<ext>`; nullopt when the user cancels.
   std::optional<std::string> ChooseOutput(const std::string& wanted,
