@@ -10,6 +10,7 @@ packages=(
   llvm-14-dev clang-14 libclang-rt-14-dev   # sanitizer + fuzzer build
   libgtest-dev libgmock-dev libbenchmark-dev
   ripgrep                                   # search tests and benchmarks compare with rg
+  python3-numpy                             # replay's differential test against NumPy
 )
 
 # Node runs the end-to-end editor tests; any node >= 18 already on PATH will do.
