@@ -1086,6 +1086,109 @@ def conv_batch_group(rng):
     return [x, w], [np.concatenate(outs, axis=-1)]
 
 
+@case("""HloModule scan_fusion_nested
+fused {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  m = f32[4] multiply(a, b)
+  ROOT s = f32[4] add(m, a)
+}
+cond {
+  s = (s32[], f32[5,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[5,4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  buf = f32[5,4] get-tuple-element(s), index=1
+  v = f32[4] get-tuple-element(s), index=2
+  f = f32[4] fusion(v, v), kind=kLoop, calls=fused
+  row = f32[1,4] reshape(f)
+  z = s32[] constant(0)
+  nb = f32[5,4] dynamic-update-slice(buf, row, i, z)
+  one = s32[] constant(1)
+  ni = s32[] add(i, one)
+  half = f32[] constant(0.5)
+  hb = f32[4] broadcast(half), dimensions={}
+  nv = f32[4] multiply(f, hb)
+  ROOT t = (s32[], f32[5,4], f32[4]) tuple(ni, nb, nv)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  zero = s32[] constant(0)
+  zb = f32[] constant(0)
+  buf = f32[5,4] broadcast(zb), dimensions={}
+  init = (s32[], f32[5,4], f32[4]) tuple(zero, buf, x)
+  w = (s32[], f32[5,4], f32[4]) while(init), condition=cond, body=body
+  b = f32[5,4] get-tuple-element(w), index=1
+  v = f32[4] get-tuple-element(w), index=2
+  inner = (f32[4], s32[]) tuple(v, zero)
+  ROOT out = (f32[5,4], (f32[4], s32[])) tuple(b, inner)
+}
+""")
+def scan_fusion_nested(rng):
+    x = f32(rng, 4, lo=-1, hi=1)
+    buf = np.zeros((5, 4), np.float32)
+    v = x
+    for i in range(5):
+        f = v * v + v
+        buf[i] = f
+        v = f * np.float32(0.5)
+    # Nested tuples flatten depth first: out0, out1 (v), out2 (zero).
+    return [x], [buf, v, np.array(0, np.int32)]
+
+
+@case("""HloModule dot_two_contracting
+ENTRY e {
+  x = f32[3,4,5] parameter(0)
+  y = f32[5,4,2] parameter(1)
+  ROOT d = f32[3,2] dot(x, y), lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}
+}
+""")
+def dot_two_contracting(rng):
+    x, y = f32(rng, 3, 4, 5), f32(rng, 5, 4, 2)
+    return [x, y], [np.einsum("ikl,lkj->ij", x, y)]
+
+
+@case("""HloModule transpose4d_reduce_middle
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2,3,4,5] parameter(0)
+  t = f32[5,3,2,4] transpose(x), dimensions={3,1,0,2}
+  z = f32[] constant(0)
+  r = f32[5,4] reduce(t, z), dimensions={1,2}, to_apply=add
+  s = f32[2,2,2,2] slice(x), slice={[0:2], [1:3], [0:4:2], [1:5:3]}
+  ROOT o = (f32[5,3,2,4], f32[5,4], f32[2,2,2,2]) tuple(t, r, s)
+}
+""")
+def transpose4d_reduce_middle(rng):
+    x = f32(rng, 2, 3, 4, 5)
+    t = np.transpose(x, (3, 1, 0, 2))
+    return [x], [t, t.sum(axis=(1, 2)), x[0:2, 1:3, 0:4:2, 1:5:3]]
+
+
+@case("""HloModule sort_dim0_int
+lt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  k = s32[5,3] parameter(0)
+  ROOT s = s32[5,3] sort(k), dimensions={0}, to_apply=lt
+}
+""")
+def sort_dim0_int(rng):
+    k = rng.integers(-1000, 1000, (5, 3)).astype(np.int32)
+    return [k], [np.sort(k, axis=0)]
+
+
 def differs(got, want):
     """Indices where got and want differ under the contract rule."""
     if want.dtype == np.bool_ or got.dtype == np.bool_:
