@@ -622,10 +622,22 @@ WorkspaceService::Reply WorkspaceService::StartReplay(const Json& args, bool com
   }
   auto job = std::make_shared<ReplayJob>();
   int64_t id;
+  std::vector<std::shared_ptr<ReplayJob>> dropped;  // destroyed outside the lock
   {
     std::lock_guard<std::mutex> lock(jobs_mutex_);
     id = next_job_++;
     jobs_[id] = job;
+    // Keep the latest results only: a result holds per-instruction stats.
+    constexpr size_t kKeptJobs = 16;
+    for (auto it = jobs_.begin(); jobs_.size() > kKeptJobs && it != jobs_.end();) {
+      std::lock_guard<std::mutex> job_lock(it->second->mutex);
+      if (it->second->done) {
+        dropped.push_back(it->second);
+        it = jobs_.erase(it);
+      } else {
+        ++it;
+      }
+    }
   }
   std::string module_name = file->modules[0].name.empty()
                                 ? "module"
