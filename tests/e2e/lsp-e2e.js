@@ -404,6 +404,10 @@ async function workspaceTests() {
   fs.writeFileSync(before, 'HloModule wsmod\n\n%ws_helper (x: f32[2]) -> f32[2] {\n' +
     '  %x = f32[2]{0} parameter(0)\n  ROOT %y = f32[2]{0} multiply(%x, %x)\n}\n\n' + entry);
   fs.writeFileSync(after, 'HloModule wsmod\n\n' + entry);
+  // The index's shard cache goes to the temp folder, not the user's cache.
+  const savedCache = process.env.XDG_CACHE_HOME;
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-cache-'));
+  process.env.XDG_CACHE_HOME = cacheDir;
   const answers = { 'window/showMessageRequest': { title: 'Cancel' }, 'window/showDocument': { success: true } };
   const s = await Session.start({
     rootUri: pathToFileURL(dir).href,
@@ -486,7 +490,9 @@ async function workspaceTests() {
   } finally {
     const code = await s.stop();
     check('workspace session: exit code 0', code === 0, code);
+    if (savedCache === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = savedCache;
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(cacheDir, { recursive: true, force: true });
   }
 }
 
