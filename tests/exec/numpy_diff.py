@@ -104,8 +104,7 @@ def integer_edges(rng):
     shl = [(ua << b) & 0xFFFFFFFF if 0 <= b < 32 else 0 for ua, b in zip(u, ys)]
     sra = [a >> b if 0 <= b < 32 else (-1 if a < 0 else 0) for a, b in zip(xs, ys)]
     srl = [ua >> b if 0 <= b < 32 else 0 for ua, b in zip(u, ys)]
-    to32 = lambda v: np.array(v, np.int64).astype(np.uint32).view(np.int32) \
-        if any(e > 2**31 - 1 for e in v) else np.array(v, np.int64).astype(np.int32)
+    to32 = lambda v: np.array(v, np.int64).astype(np.uint32).view(np.int32)   # bits as s32
     return [x, y], [np.array(div, np.int32), np.array(rem, np.int32),
                     to32(shl), np.array(sra, np.int32), to32(srl)]
 
@@ -1261,11 +1260,17 @@ def run_case(binary, workdir, name, hlo, fn):
         f.write(hlo)
     np.savez(args_path, **{"arg%d" % k: a for k, a in enumerate(args)})
     cmd = [binary, "replay", module, "--args", args_path, "--out", out_path]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return ["timed out after 120 s"]
     if proc.returncode != 0:
         return ["exit %d: %s" % (proc.returncode, (proc.stdout + proc.stderr).strip()[-600:])]
     problems = []
-    got = np.load(out_path)
+    try:
+        got = np.load(out_path)
+    except Exception as e:   # a broken archive is a finding, not a crash
+        return ["cannot read %s: %s" % (out_path, e)]
     for k, w in enumerate(want):
         key = "out%d" % k
         if key not in got.files:
