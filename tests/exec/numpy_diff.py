@@ -1231,6 +1231,21 @@ def f16_edges(rng):
         return [x], [x.astype(np.float16).astype(np.float32)]
 
 
+@case("""HloModule bf16_input
+ENTRY e {
+  x = bf16[6] parameter(0)
+  y = f32[6] convert(x)
+  two = f32[] constant(2)
+  b = f32[6] broadcast(two), dimensions={}
+  ROOT m = f32[6] multiply(y, b)
+}
+""")
+def bf16_input(rng):
+    x = _to_bf16_and_back(f32(rng, 6, lo=-8, hi=8))
+    bits = (x.view(np.uint32) >> 16).astype(np.uint16)
+    return [(bits, "bf16")], [x * 2]
+
+
 def differs(got, want):
     """Indices where got and want differ under the contract rule."""
     if want.dtype == np.bool_ or got.dtype == np.bool_:
@@ -1258,7 +1273,13 @@ def run_case(binary, workdir, name, hlo, fn):
     out_path = os.path.join(workdir, name + ".out.npz")
     with open(module, "w") as f:
         f.write(hlo)
-    np.savez(args_path, **{"arg%d" % k: a for k, a in enumerate(args)})
+    arrays = {}
+    for k, a in enumerate(args):
+        if isinstance(a, tuple):   # (bits, "bf16"): a type NumPy lacks
+            arrays["arg%d" % k], arrays["arg%d.dtype" % k] = a[0], np.array(a[1].encode())
+        else:
+            arrays["arg%d" % k] = a
+    np.savez(args_path, **arrays)
     cmd = [binary, "replay", module, "--args", args_path, "--out", out_path]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
