@@ -1,6 +1,10 @@
 #include "hlo/proto/encode.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <complex>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -49,6 +53,38 @@ std::string_view StripBraces(std::string_view s) {
     s = s.substr(1, s.size() - 2);
   }
   return Trim(s);
+}
+
+// bfloat16 bits of `value`, rounded to nearest even (NaN stays NaN).
+uint16_t FloatToBf16(double value) {
+  const float f = static_cast<float>(value);
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if (std::isnan(f)) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+// IEEE half bits of `value`, rounded to nearest even; overflow gives inf.
+uint16_t FloatToHalf(double value) {
+  const float f = static_cast<float>(value);
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof(bits));
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  if (std::isnan(f)) return sign | 0x7e00;
+  const float magnitude = std::fabs(f);
+  if (magnitude >= 65520.0f) return sign | 0x7c00;  // rounds to inf
+  if (magnitude < 6.103515625e-05f) {
+    // Subnormal (or zero): units of 2^-24, nearest even.
+    const float units = magnitude * 16777216.0f;
+    return sign | static_cast<uint16_t>(std::nearbyint(units));
+  }
+  const uint32_t exponent = ((bits >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = bits & 0x7fffff;
+  uint32_t half = (exponent << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) ++half;
+  return sign | static_cast<uint16_t>(half);
 }
 
 bool ReadInt(std::string_view s, int64_t* out) {
@@ -336,9 +372,41 @@ bool FillLiteral(const LiteralValue& value, const xla::ShapeProto& shape,
       if (value.floats.size() != count) return false;
       place(out->mutable_f64s(), floats);
       return true;
+    case xla::BF16:
+      if (value.floats.size() != count) return false;
+      bytes(out->mutable_bf16s(), 2,
+            [&](size_t k) { return uint64_t{FloatToBf16(value.floats[k])}; });
+      return true;
+    case xla::F16:
+      if (value.floats.size() != count) return false;
+      bytes(out->mutable_f16s(), 2,
+            [&](size_t k) { return uint64_t{FloatToHalf(value.floats[k])}; });
+      return true;
+    case xla::C64:
+    case xla::C128: {
+      if (value.complexes.size() != count) return false;
+      const bool is_c64 = shape.element_type() == xla::C64;
+      if (is_c64) {
+        out->mutable_c64s()->Resize(static_cast<int>(2 * count), 0.0f);
+      } else {
+        out->mutable_c128s()->Resize(static_cast<int>(2 * count), 0.0);
+      }
+      for (size_t k = 0; k < count; ++k) {
+        const std::complex<double> c = value.complexes[k];
+        if (is_c64) {
+          out->mutable_c64s()->Set(2 * order[k], static_cast<float>(c.real()));
+          out->mutable_c64s()->Set(2 * order[k] + 1,
+                                   static_cast<float>(c.imag()));
+        } else {
+          out->mutable_c128s()->Set(2 * order[k], c.real());
+          out->mutable_c128s()->Set(2 * order[k] + 1, c.imag());
+        }
+      }
+      return true;
+    }
     default:
-      // f16/bf16/fp8/complex constants: kept elided (the printer writes
-      // {...}); encoding their bit patterns needs rounding rules not here.
+      // fp8 and narrower float constants: kept elided (the printer writes
+      // {...}); their encodings differ per type.
       return false;
   }
 }
@@ -510,11 +578,7 @@ class Encoder {
     out->set_opcode(std::string(file_.Text(inst.opcode_span)));
     if (inst.shape != kNone) {
       *out->mutable_shape() = EncodeShape(file_, inst.shape);
-    } else {
-      absl::Status status = InferShape(inst, out);
-      if (!status.ok()) return status;
     }
-    shapes_[i] = &out->shape();
     for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
       const Operand& operand = file_.operands[o];
       const Id target = operand.nested != kNone ? operand.nested : operand.definition;
@@ -556,6 +620,13 @@ class Encoder {
       const Attribute& attr = file_.attributes[a];
       EncodeAttribute(inst, file_.Text(attr.key), file_.Text(attr.value), out);
     }
+    // Inferred after the attributes: slice, pad and dynamic-slice read
+    // their encoded fields.
+    if (inst.shape == kNone) {
+      absl::Status status = InferShape(inst, out);
+      if (!status.ok()) return status;
+    }
+    shapes_[i] = &out->shape();
     return absl::OkStatus();
   }
 
@@ -644,7 +715,271 @@ class Encoder {
       }
       return absl::OkStatus();
     }
+    absl::Status structural = InferStructuralShape(inst, operands, out);
+    if (structural.ok()) return structural;
     return fail();
+  }
+
+  // Result shapes that follow from the operands and attributes (dot from
+  // its dimension numbers, transpose, reduce, slice, concatenate, pad,
+  // dynamic-slice) or from a called computation's root (call, fusion, map).
+  // Not found = NotFound; the caller then reports the omission.
+  absl::Status InferStructuralShape(
+      const Instruction& inst,
+      const std::vector<const xla::ShapeProto*>& operands, Instr* out) {
+    const absl::Status not_found = absl::NotFoundError("");
+    auto ints = [&](std::string_view key, std::vector<int64_t>* list) {
+      const Attribute* attr = file_.FindAttribute(inst, key);
+      list->clear();
+      return attr != nullptr && ReadIntList(file_.Text(attr->value), list);
+    };
+    auto array = [&](const xla::ShapeProto& like,
+                     const std::vector<int64_t>& dims) {
+      xla::ShapeProto shape;
+      shape.set_element_type(like.element_type());
+      for (int64_t d : dims) shape.add_dimensions(d);
+      if (like.has_layout()) {
+        for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+          shape.mutable_layout()->add_minor_to_major(d);
+        }
+      }
+      return shape;
+    };
+    auto valid_dim = [](const xla::ShapeProto& s, int64_t d) {
+      return d >= 0 && d < s.dimensions_size();
+    };
+    const xla::ShapeProto* first = operands.empty() ? nullptr : operands[0];
+    if (first && first->element_type() == xla::TUPLE &&
+        inst.opcode != Opcode::kCall && inst.opcode != Opcode::kFusion &&
+        inst.opcode != Opcode::kConditional) {
+      return not_found;
+    }
+    std::vector<int64_t> list;
+    switch (inst.opcode) {
+      case Opcode::kReal:
+      case Opcode::kImag:
+        if (!first) return not_found;
+        *out->mutable_shape() = *first;
+        out->mutable_shape()->set_element_type(
+            first->element_type() == xla::C128 ? xla::F64 : xla::F32);
+        return absl::OkStatus();
+      case Opcode::kReduceWindow: {
+        const size_t n = operands.size() / 2;
+        if (n == 0 || operands.size() % 2 != 0) return not_found;
+        std::vector<xla::ShapeProto> results;
+        for (size_t k = 0; k < n; ++k) {
+          const xla::ShapeProto& input = *operands[k];
+          if (out->window().dimensions_size() != input.dimensions_size()) {
+            return not_found;
+          }
+          std::vector<int64_t> dims;
+          for (int d = 0; d < input.dimensions_size(); ++d) {
+            const xla::WindowDimension& w = out->window().dimensions(d);
+            const int64_t base = std::max<int64_t>(1, w.base_dilation());
+            const int64_t padded =
+                (input.dimensions(d) > 0 ? (input.dimensions(d) - 1) * base + 1
+                                         : 0) +
+                w.padding_low() + w.padding_high();
+            const int64_t window =
+                (w.size() - 1) * std::max<int64_t>(1, w.window_dilation()) + 1;
+            const int64_t stride = std::max<int64_t>(1, w.stride());
+            dims.push_back(padded < window ? 0 : (padded - window) / stride + 1);
+          }
+          results.push_back(array(*operands[n + k], dims));
+        }
+        if (n == 1) {
+          *out->mutable_shape() = results[0];
+        } else {
+          out->mutable_shape()->set_element_type(xla::TUPLE);
+          for (auto& r : results) *out->mutable_shape()->add_tuple_shapes() = r;
+        }
+        return absl::OkStatus();
+      }
+      case Opcode::kConditional:
+      case Opcode::kCall:
+      case Opcode::kFusion: {
+        const xla::ShapeProto* root = CalledRootShape(inst);
+        if (!root) return not_found;
+        *out->mutable_shape() = *root;
+        return absl::OkStatus();
+      }
+      case Opcode::kMap: {
+        const xla::ShapeProto* root = CalledRootShape(inst);
+        if (!root || !first) return not_found;
+        *out->mutable_shape() = *first;
+        out->mutable_shape()->set_element_type(root->element_type());
+        return absl::OkStatus();
+      }
+      case Opcode::kReverse:
+      case Opcode::kReducePrecision:
+      case Opcode::kDynamicUpdateSlice:
+        if (!first) return not_found;
+        *out->mutable_shape() = *first;
+        return absl::OkStatus();
+      case Opcode::kSort: {
+        if (operands.size() == 1) {
+          *out->mutable_shape() = *first;
+        } else {
+          out->mutable_shape()->set_element_type(xla::TUPLE);
+          for (const xla::ShapeProto* s : operands) {
+            *out->mutable_shape()->add_tuple_shapes() = *s;
+          }
+        }
+        return absl::OkStatus();
+      }
+      case Opcode::kTranspose: {
+        if (!first || !ints("dimensions", &list) ||
+            static_cast<int>(list.size()) != first->dimensions_size()) {
+          return not_found;
+        }
+        std::vector<int64_t> dims;
+        for (int64_t p : list) {
+          if (!valid_dim(*first, p)) return not_found;
+          dims.push_back(first->dimensions(p));
+        }
+        *out->mutable_shape() = array(*first, dims);
+        return absl::OkStatus();
+      }
+      case Opcode::kDot: {
+        if (operands.size() < 2) return not_found;
+        const xla::ShapeProto& lhs = *operands[0];
+        const xla::ShapeProto& rhs = *operands[1];
+        std::vector<int64_t> lb, rb, lc, rc;
+        ints("lhs_batch_dims", &lb);
+        ints("rhs_batch_dims", &rb);
+        ints("lhs_contracting_dims", &lc);
+        ints("rhs_contracting_dims", &rc);
+        auto contains = [](const std::vector<int64_t>& v, int64_t d) {
+          return std::find(v.begin(), v.end(), d) != v.end();
+        };
+        std::vector<int64_t> dims;
+        for (int64_t d : lb) {
+          if (!valid_dim(lhs, d)) return not_found;
+          dims.push_back(lhs.dimensions(d));
+        }
+        for (int64_t d = 0; d < lhs.dimensions_size(); ++d) {
+          if (!contains(lb, d) && !contains(lc, d)) {
+            dims.push_back(lhs.dimensions(d));
+          }
+        }
+        for (int64_t d = 0; d < rhs.dimensions_size(); ++d) {
+          if (!contains(rb, d) && !contains(rc, d)) {
+            dims.push_back(rhs.dimensions(d));
+          }
+        }
+        *out->mutable_shape() = array(lhs, dims);
+        return absl::OkStatus();
+      }
+      case Opcode::kReduce: {
+        if (operands.size() < 2 || operands.size() % 2 != 0 ||
+            !ints("dimensions", &list)) {
+          return not_found;
+        }
+        const size_t n = operands.size() / 2;
+        std::vector<xla::ShapeProto> results;
+        for (size_t k = 0; k < n; ++k) {
+          const xla::ShapeProto& input = *operands[k];
+          std::vector<int64_t> dims;
+          for (int64_t d = 0; d < input.dimensions_size(); ++d) {
+            if (std::find(list.begin(), list.end(), d) == list.end()) {
+              dims.push_back(input.dimensions(d));
+            }
+          }
+          results.push_back(array(*operands[n + k], dims));
+        }
+        if (n == 1) {
+          *out->mutable_shape() = results[0];
+        } else {
+          out->mutable_shape()->set_element_type(xla::TUPLE);
+          for (auto& r : results) *out->mutable_shape()->add_tuple_shapes() = r;
+        }
+        return absl::OkStatus();
+      }
+      case Opcode::kConcatenate: {
+        if (!first || !ints("dimensions", &list) || list.size() != 1 ||
+            !valid_dim(*first, list[0])) {
+          return not_found;
+        }
+        std::vector<int64_t> dims(first->dimensions().begin(),
+                                  first->dimensions().end());
+        dims[list[0]] = 0;
+        for (const xla::ShapeProto* s : operands) {
+          if (!valid_dim(*s, list[0])) return not_found;
+          dims[list[0]] += s->dimensions(list[0]);
+        }
+        *out->mutable_shape() = array(*first, dims);
+        return absl::OkStatus();
+      }
+      case Opcode::kSlice: {
+        if (!first || out->slice_dimensions_size() != first->dimensions_size()) {
+          return not_found;
+        }
+        std::vector<int64_t> dims;
+        for (const auto& d : out->slice_dimensions()) {
+          const int64_t stride = d.stride() > 0 ? d.stride() : 1;
+          dims.push_back(std::max<int64_t>(
+              0, (d.limit() - d.start() + stride - 1) / stride));
+        }
+        *out->mutable_shape() = array(*first, dims);
+        return absl::OkStatus();
+      }
+      case Opcode::kDynamicSlice: {
+        if (!first || out->dynamic_slice_sizes_size() != first->dimensions_size()) {
+          return not_found;
+        }
+        std::vector<int64_t> dims(out->dynamic_slice_sizes().begin(),
+                                  out->dynamic_slice_sizes().end());
+        *out->mutable_shape() = array(*first, dims);
+        return absl::OkStatus();
+      }
+      case Opcode::kPad: {
+        if (!first || out->padding_config().dimensions_size() !=
+                          first->dimensions_size()) {
+          return not_found;
+        }
+        std::vector<int64_t> dims;
+        for (int d = 0; d < first->dimensions_size(); ++d) {
+          const auto& p = out->padding_config().dimensions(d);
+          const int64_t size = first->dimensions(d);
+          dims.push_back(size + p.edge_padding_low() + p.edge_padding_high() +
+                         std::max<int64_t>(0, size - 1) * p.interior_padding());
+        }
+        *out->mutable_shape() = array(*first, dims);
+        return absl::OkStatus();
+      }
+      case Opcode::kGetDimensionSize:
+        out->mutable_shape()->set_element_type(xla::S32);
+        return absl::OkStatus();
+      default:
+        return not_found;
+    }
+  }
+
+  // The root shape of the first computation `inst` calls (to_apply=,
+  // calls=): encoded already, or written in the text.
+  const xla::ShapeProto* CalledRootShape(const Instruction& inst) {
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+      const Id c = file_.computation_refs[r].computation;
+      if (c == kNone) continue;
+      const Computation& comp = file_.computations[c];
+      if (comp.root != kNone) {
+        if (auto it = shapes_.find(comp.root); it != shapes_.end()) {
+          return it->second;
+        }
+        if (file_.instructions[comp.root].shape != kNone) {
+          inline_shapes_.push_back(std::make_unique<xla::ShapeProto>(
+              EncodeShape(file_, file_.instructions[comp.root].shape)));
+          return inline_shapes_.back().get();
+        }
+      }
+      if (comp.result_shape != kNone) {
+        inline_shapes_.push_back(std::make_unique<xla::ShapeProto>(
+            EncodeShape(file_, comp.result_shape)));
+        return inline_shapes_.back().get();
+      }
+      return nullptr;
+    }
+    return nullptr;
   }
 
   void EncodeCalledComputations(const Instruction& inst, Instr* out) {
