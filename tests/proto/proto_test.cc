@@ -234,6 +234,78 @@ TEST(ProtoRoundTrip, EncoderAssignsIdsAndXlaCallOrder) {
   EXPECT_TRUE(saw_while);
 }
 
+// Hand-written tests omit result shapes; the proto needs them, so the
+// encoder infers them from operands, attributes and called computations.
+TEST(ProtoRoundTrip, EncoderInfersOmittedShapes) {
+  const std::string text = R"(HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3]) -> f32[2,3,5] {
+  %p = f32[2,3,4]{2,1,0} parameter(0)
+  %q = f32[2,4,5] parameter(1)
+  %c = c64[3] parameter(2)
+  %zero = f32[] constant(0)
+  %dot = dot(%p, %q), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+  %t = transpose(%p), dimensions={2,0,1}
+  %r = reduce(%p, %zero), dimensions={1}, to_apply=%add
+  %sl = slice(%p), slice={[0:2], [1:3], [0:4:3]}
+  %cat = concatenate(%p, %p), dimensions={1}
+  %pad = pad(%p, %zero), padding=0_1x2_0x0_0_1
+  %rw = reduce-window(%p, %zero), window={size=1x2x2 stride=1x1x2}, to_apply=%add
+  %call = call(%zero, %zero), to_apply=%add
+  %re = real(%c)
+  %h = bf16[2] constant({1.5, -3})
+  %half = f16[2] constant({0.1, 65504})
+  ROOT %out = f32[2,3,5] copy(%dot)
+}
+)";
+  std::unique_ptr<ParsedFile> file = Parse(text);
+  ASSERT_FALSE(file->HasErrors());
+  absl::StatusOr<xla::HloModuleProto> module = EncodeModule(*file);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::map<std::string, xla::ShapeProto> shapes;
+  std::map<std::string, xla::HloInstructionProto> by_name;
+  for (const auto& c : module->computations()) {
+    for (const auto& i : c.instructions()) {
+      shapes[i.name()] = i.shape();
+      by_name[i.name()] = i;
+    }
+  }
+  auto dims = [&](const std::string& name) {
+    std::vector<int64_t> d(shapes[name].dimensions().begin(),
+                           shapes[name].dimensions().end());
+    return d;
+  };
+  EXPECT_EQ(dims("dot"), (std::vector<int64_t>{2, 3, 5}));
+  EXPECT_EQ(dims("t"), (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(dims("r"), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(dims("sl"), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(dims("cat"), (std::vector<int64_t>{2, 6, 4}));
+  EXPECT_EQ(dims("pad"), (std::vector<int64_t>{3, 5, 7}));
+  EXPECT_EQ(dims("rw"), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(dims("call"), (std::vector<int64_t>{}));
+  EXPECT_EQ(shapes["call"].element_type(), xla::F32);
+  EXPECT_EQ(shapes["re"].element_type(), xla::F32);
+  EXPECT_EQ(dims("re"), (std::vector<int64_t>{3}));
+  // Inferred shapes of laid-out operands get the default layout.
+  ASSERT_TRUE(shapes["t"].has_layout());
+  EXPECT_EQ(shapes["t"].layout().minor_to_major_size(), 3);
+  // bf16 1.5 = 0x3fc0, -3 = 0xc040; f16 0.1 = 0x2e66, 65504 = 0x7bff.
+  EXPECT_EQ(by_name["h"].literal().bf16s(), std::string("\xc0\x3f\x40\xc0", 4));
+  EXPECT_EQ(by_name["half"].literal().f16s(), std::string("\x66\x2e\xff\x7b", 4));
+  // And the printed text reads back clean with those shapes written.
+  std::string printed;
+  AppendModuleText(*module, PrintOptions(), &printed);
+  EXPECT_EQ(ParseErrors(printed), "") << printed;
+  EXPECT_NE(printed.find("%dot = f32[2,3,5]{2,1,0} dot("), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("%h = bf16[2] constant({1.5, -3})"), std::string::npos)
+      << printed;
+}
+
 TEST(ProtoRoundTrip, BadTextIsAnError) {
   absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(
       "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] add(%nope, %x)\n}\n");
