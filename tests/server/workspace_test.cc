@@ -329,5 +329,33 @@ TEST_F(WorkspaceTest, SearchCommandReturnsContractObjects) {
   EXPECT_TRUE(bad.contains("error"));
 }
 
+TEST_F(WorkspaceTest, BadArgumentsAreErrorsNotCrashes) {
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  for (const Json& params :
+       {Json{{"command", "hlo.replay"}}, Json{{"command", "hlo.exportProto"}, {"arguments", 3}},
+        Json{{"command", "hlo.convertToText"}, {"arguments", {"file:///nope.pb"}}},
+        Json{{"command", "hlo.search"}, {"arguments", {Json::object()}}},
+        Json{{"command", "hlo.nope"}, {"arguments", {Json::object()}}},
+        Json{{"command", 7}}}) {
+    Json r = Call(h, "workspace/executeCommand", params);
+    EXPECT_TRUE(r.contains("error")) << params.dump() << " -> " << r.dump();
+  }
+  EXPECT_TRUE(Call(h, "hlo/replayResult", {{"id", "x"}}).contains("error"));
+  EXPECT_TRUE(Call(h, "hlo/protoToText", {{"uri", Uri("missing.pb")}}).contains("error"));
+  EXPECT_TRUE(Call(h, "hlo/protoToText", {{"uri", 5}}).contains("error"));
+  EXPECT_TRUE(Call(h, "hlo/moduleFiles", Json::object()).contains("error"));
+  Json replay = Command(h, "hlo.replay", {{"uri", Uri("missing.txt")}, {"platform", "cpu"}});
+  EXPECT_TRUE(replay.contains("error")) << replay.dump();
+  // A file outside the index still lists itself.
+  Write("loose.hlo", "HloModule loose\n\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] constant(1)\n}\n");
+  Json loose = Call(h, "hlo/moduleFiles", {{"uri", Uri("loose.hlo")}});
+  ASSERT_EQ(loose["result"].size(), 1u) << loose.dump();
+  EXPECT_EQ(loose["result"][0]["uri"], Uri("loose.hlo"));
+  // The server still answers.
+  Json files = Call(h, "hlo/moduleFiles", {{"uri", Uri("module_0001.foo.after_optimizations.txt")}});
+  EXPECT_EQ(files["result"].size(), 2u);
+}
+
 }  // namespace
 }  // namespace hlo_lsp
