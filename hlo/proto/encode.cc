@@ -1362,6 +1362,8 @@ class Encoder {
   std::vector<std::unique_ptr<xla::ShapeProto>> inline_shapes_;
 };
 
+void EncodeLayoutExtras(std::string_view text, xla::LayoutProto* layout);
+
 void EncodeShapeImpl(const ParsedFile& file, Id id, xla::ShapeProto* out,
                      int depth) {
   if (id == kNone || id >= file.shapes.size() || depth > kMaxShapeDepth) return;
@@ -1411,6 +1413,61 @@ void EncodeShapeImpl(const ParsedFile& file, Id id, xla::ShapeProto* out,
       static_cast<xla::PrimitiveType>(layout.index_type));
   l->set_pointer_primitive_type(
       static_cast<xla::PrimitiveType>(layout.pointer_type));
+  EncodeLayoutExtras(file.Text(layout.extras), l);
+}
+
+}  // namespace
+
+namespace {
+
+// The layout items the parser keeps as raw text: D(D,C+~) dim level types
+// (+ = not unique, ~ = not ordered) and SC(dim:i,j)(...) split configs.
+// P(physical shape) is skipped (the printer drops it).
+void EncodeLayoutExtras(std::string_view text, xla::LayoutProto* layout) {
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t name_end = i;
+    while (name_end < text.size() && text[name_end] != '(') ++name_end;
+    const std::string_view name = Trim(text.substr(i, name_end - i));
+    // Each '(' ... ')' group after the name, balanced.
+    size_t at = name_end;
+    while (at < text.size() && text[at] == '(') {
+      int open = 0;
+      size_t close = at;
+      for (; close < text.size(); ++close) {
+        if (text[close] == '(') ++open;
+        if (text[close] == ')' && --open == 0) break;
+      }
+      if (close >= text.size()) return;
+      const std::string_view inside = text.substr(at + 1, close - at - 1);
+      if (name == "D") {
+        for (std::string_view item : Split(inside, ',')) {
+          item = Trim(item);
+          if (item.empty()) continue;
+          const char kind = item[0];
+          layout->add_dim_level_types(kind == 'C'   ? xla::DIM_COMPRESSED
+                                      : kind == 'S' ? xla::DIM_SINGLETON
+                                      : kind == 'H' ? xla::DIM_LOOSE_COMPRESSED
+                                                    : xla::DIM_DENSE);
+          layout->add_dim_unique(item.find('+') == std::string_view::npos);
+          layout->add_dim_ordered(item.find('~') == std::string_view::npos);
+        }
+      } else if (name == "SC") {
+        const size_t colon = inside.find(':');
+        int64_t dimension = 0;
+        std::vector<int64_t> indices;
+        if (colon != std::string_view::npos &&
+            ReadInt(inside.substr(0, colon), &dimension) &&
+            ReadIntList(inside.substr(colon + 1), &indices)) {
+          auto* split = layout->add_split_configs();
+          split->set_dimension(dimension);
+          for (int64_t index : indices) split->add_split_indices(index);
+        }
+      }
+      at = close + 1;
+    }
+    i = at > name_end ? at : name_end + 1;
+  }
 }
 
 }  // namespace

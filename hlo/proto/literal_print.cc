@@ -1,5 +1,6 @@
 #include "hlo/proto/literal_print.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -21,7 +22,10 @@ bool LayoutHasExtras(const xla::LayoutProto& layout) {
          layout.index_primitive_type() != 0 ||
          layout.pointer_primitive_type() != 0 ||
          layout.split_configs_size() > 0 || layout.has_physical_shape() ||
-         layout.dynamic_shape_metadata_prefix_bytes() != 0;
+         layout.dynamic_shape_metadata_prefix_bytes() != 0 ||
+         std::any_of(layout.dim_level_types().begin(),
+                     layout.dim_level_types().end(),
+                     [](int t) { return t != xla::DIM_DENSE; });
 }
 
 void AppendIntList(const google::protobuf::RepeatedField<int64_t>& values,

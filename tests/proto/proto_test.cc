@@ -306,6 +306,25 @@ ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3]) -> f32[2,3,5] {
       << printed;
 }
 
+TEST(ProtoRoundTrip, SparseAndSplitLayoutsSurvive) {
+  const std::string text =
+      "HloModule m\nENTRY %e (p: f32[10,10]) -> f32[10,10] {\n"
+      "  %p = f32[10,10]{1,0:D(D,C+~)} parameter(0)\n"
+      "  ROOT %n = s32[6]{0:T(128)S(1)SC(0:3,5)} negate(%p)\n}\n";
+  std::unique_ptr<ParsedFile> file = Parse(text);
+  ASSERT_FALSE(file->HasErrors());
+  absl::StatusOr<xla::HloModuleProto> module = EncodeModule(*file);
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::string printed;
+  AppendModuleText(*module, PrintOptions(), &printed);
+  EXPECT_NE(printed.find("f32[10,10]{1,0:D(D,C+~)} parameter(0)"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("s32[6]{0:T(128)S(1)SC(0:3,5)} negate("),
+            std::string::npos)
+      << printed;
+}
+
 TEST(ProtoRoundTrip, BadTextIsAnError) {
   absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(
       "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] add(%nope, %x)\n}\n");
