@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -459,7 +460,24 @@ bool AppendValues(const xla::LiteralProto& literal,
   }
   // Only the empty-element and scalar cases skip the braces logic.
   if (*count == 0 && rank > 0) {
-    out->append("{}");
+    // Braces down to the first empty dimension: f32[2,0] is {{}, {}}.
+    int first_empty = 0;
+    int64_t outer = 1;
+    while (first_empty < rank && printer.dims[first_empty] != 0) {
+      outer *= printer.dims[first_empty++];
+      if (outer > 100000) return false;  // the caller elides it
+    }
+    std::function<void(int)> nest = [&](int d) {
+      out->push_back('{');
+      if (d < first_empty) {
+        for (int64_t k = 0; k < printer.dims[d]; ++k) {
+          if (k > 0) out->append(", ");
+          nest(d + 1);
+        }
+      }
+      out->push_back('}');
+    };
+    nest(0);
     return true;
   }
   printer.Print(0, 0);
