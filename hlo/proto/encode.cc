@@ -795,6 +795,60 @@ class Encoder {
         }
         return absl::OkStatus();
       }
+      case Opcode::kConvolution: {
+        if (operands.size() != 2 || !out->has_convolution_dimension_numbers()) {
+          return not_found;
+        }
+        const xla::ShapeProto& input = *operands[0];
+        const xla::ShapeProto& kernel = *operands[1];
+        const auto& dn = out->convolution_dimension_numbers();
+        const int rank = input.dimensions_size();
+        const int spatial = dn.input_spatial_dimensions_size();
+        if (kernel.dimensions_size() != rank ||
+            dn.kernel_spatial_dimensions_size() != spatial ||
+            dn.output_spatial_dimensions_size() != spatial ||
+            !valid_dim(input, dn.input_batch_dimension()) ||
+            !valid_dim(kernel, dn.kernel_output_feature_dimension()) ||
+            dn.output_batch_dimension() < 0 ||
+            dn.output_batch_dimension() >= rank ||
+            dn.output_feature_dimension() < 0 ||
+            dn.output_feature_dimension() >= rank) {
+          return not_found;
+        }
+        std::vector<int64_t> dims(rank, 0);
+        const int64_t batch_groups =
+            std::max<int64_t>(1, out->batch_group_count());
+        dims[dn.output_batch_dimension()] =
+            input.dimensions(dn.input_batch_dimension()) / batch_groups;
+        dims[dn.output_feature_dimension()] =
+            kernel.dimensions(dn.kernel_output_feature_dimension());
+        for (int k = 0; k < spatial; ++k) {
+          const int64_t in_dim = dn.input_spatial_dimensions(k);
+          const int64_t kernel_dim = dn.kernel_spatial_dimensions(k);
+          const int64_t out_dim = dn.output_spatial_dimensions(k);
+          if (!valid_dim(input, in_dim) || !valid_dim(kernel, kernel_dim) ||
+              out_dim < 0 || out_dim >= rank) {
+            return not_found;
+          }
+          xla::WindowDimension w;
+          if (k < out->window().dimensions_size()) {
+            w = out->window().dimensions(k);
+          } else {
+            w.set_size(kernel.dimensions(kernel_dim));
+          }
+          const int64_t size = input.dimensions(in_dim);
+          const int64_t padded =
+              (size > 0 ? (size - 1) * std::max<int64_t>(1, w.base_dilation()) + 1
+                        : 0) +
+              w.padding_low() + w.padding_high();
+          const int64_t window =
+              (w.size() - 1) * std::max<int64_t>(1, w.window_dilation()) + 1;
+          const int64_t stride = std::max<int64_t>(1, w.stride());
+          dims[out_dim] = padded < window ? 0 : (padded - window) / stride + 1;
+        }
+        *out->mutable_shape() = array(input, dims);
+        return absl::OkStatus();
+      }
       case Opcode::kConditional:
       case Opcode::kCall:
       case Opcode::kFusion: {

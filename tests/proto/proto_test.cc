@@ -243,7 +243,7 @@ TEST(ProtoRoundTrip, EncoderInfersOmittedShapes) {
   %b = f32[] parameter(1)
   ROOT %s = f32[] add(%a, %b)
 }
-ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3]) -> f32[2,3,5] {
+ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3], img: f32[1,4,6,2], k: f32[3,3,2,5]) -> f32[2,3,5] {
   %p = f32[2,3,4]{2,1,0} parameter(0)
   %q = f32[2,4,5] parameter(1)
   %c = c64[3] parameter(2)
@@ -256,6 +256,9 @@ ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3]) -> f32[2,3,5] {
   %pad = pad(%p, %zero), padding=0_1x2_0x0_0_1
   %rw = reduce-window(%p, %zero), window={size=1x2x2 stride=1x1x2}, to_apply=%add
   %call = call(%zero, %zero), to_apply=%add
+  %img = f32[1,4,6,2] parameter(3)
+  %k = f32[3,3,2,5] parameter(4)
+  %conv = convolution(%img, %k), window={size=3x3 stride=1x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
   %re = real(%c)
   %h = bf16[2] constant({1.5, -3})
   %half = f16[2] constant({0.1, 65504})
@@ -287,6 +290,7 @@ ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3]) -> f32[2,3,5] {
   EXPECT_EQ(dims("pad"), (std::vector<int64_t>{3, 5, 7}));
   EXPECT_EQ(dims("rw"), (std::vector<int64_t>{2, 2, 2}));
   EXPECT_EQ(dims("call"), (std::vector<int64_t>{}));
+  EXPECT_EQ(dims("conv"), (std::vector<int64_t>{1, 4, 3, 5}));
   EXPECT_EQ(shapes["call"].element_type(), xla::F32);
   EXPECT_EQ(shapes["re"].element_type(), xla::F32);
   EXPECT_EQ(dims("re"), (std::vector<int64_t>{3}));
