@@ -849,6 +849,45 @@ class Encoder {
         *out->mutable_shape() = array(input, dims);
         return absl::OkStatus();
       }
+      case Opcode::kGather: {
+        // Offset dims carry the slice sizes not collapsed or batching; the
+        // others carry the start indices' dims except index_vector_dim.
+        if (operands.size() != 2) return not_found;
+        const auto& gn = out->gather_dimension_numbers();
+        auto listed = [](const auto& field, int64_t d) {
+          return std::find(field.begin(), field.end(), d) != field.end();
+        };
+        std::vector<int64_t> offset_sizes, batch_sizes;
+        for (int d = 0; d < out->gather_slice_sizes_size(); ++d) {
+          if (!listed(gn.collapsed_slice_dims(), d) &&
+              !listed(gn.operand_batching_dims(), d)) {
+            offset_sizes.push_back(out->gather_slice_sizes(d));
+          }
+        }
+        const xla::ShapeProto& indices = *operands[1];
+        for (int d = 0; d < indices.dimensions_size(); ++d) {
+          if (d != gn.index_vector_dim()) {
+            batch_sizes.push_back(indices.dimensions(d));
+          }
+        }
+        if (static_cast<int>(offset_sizes.size()) != gn.offset_dims_size()) {
+          return not_found;
+        }
+        const size_t rank = offset_sizes.size() + batch_sizes.size();
+        std::vector<int64_t> dims;
+        size_t next_offset = 0, next_batch = 0;
+        for (size_t d = 0; d < rank; ++d) {
+          if (listed(gn.offset_dims(), static_cast<int64_t>(d))) {
+            dims.push_back(offset_sizes[next_offset++]);
+          } else if (next_batch < batch_sizes.size()) {
+            dims.push_back(batch_sizes[next_batch++]);
+          } else {
+            return not_found;
+          }
+        }
+        *out->mutable_shape() = array(*first, dims);
+        return absl::OkStatus();
+      }
       case Opcode::kConditional:
       case Opcode::kCall:
       case Opcode::kFusion: {

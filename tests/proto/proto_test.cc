@@ -243,7 +243,7 @@ TEST(ProtoRoundTrip, EncoderInfersOmittedShapes) {
   %b = f32[] parameter(1)
   ROOT %s = f32[] add(%a, %b)
 }
-ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3], img: f32[1,4,6,2], k: f32[3,3,2,5]) -> f32[2,3,5] {
+ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3], img: f32[1,4,6,2], k: f32[3,3,2,5], idx: s32[7,2]) -> f32[2,3,5] {
   %p = f32[2,3,4]{2,1,0} parameter(0)
   %q = f32[2,4,5] parameter(1)
   %c = c64[3] parameter(2)
@@ -259,6 +259,8 @@ ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3], img: f32[1,4,6,2], k: f32[3,3
   %img = f32[1,4,6,2] parameter(3)
   %k = f32[3,3,2,5] parameter(4)
   %conv = convolution(%img, %k), window={size=3x3 stride=1x2 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  %idx = s32[7,2] parameter(5)
+  %g = gather(%p, %idx), offset_dims={1,2}, collapsed_slice_dims={0}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={1,2,4}
   %re = real(%c)
   %h = bf16[2] constant({1.5, -3})
   %half = f16[2] constant({0.1, 65504})
@@ -291,6 +293,7 @@ ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3], img: f32[1,4,6,2], k: f32[3,3
   EXPECT_EQ(dims("rw"), (std::vector<int64_t>{2, 2, 2}));
   EXPECT_EQ(dims("call"), (std::vector<int64_t>{}));
   EXPECT_EQ(dims("conv"), (std::vector<int64_t>{1, 4, 3, 5}));
+  EXPECT_EQ(dims("g"), (std::vector<int64_t>{7, 2, 4}));
   EXPECT_EQ(shapes["call"].element_type(), xla::F32);
   EXPECT_EQ(shapes["re"].element_type(), xla::F32);
   EXPECT_EQ(dims("re"), (std::vector<int64_t>{3}));
