@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/absl_compat.h"
 #include "hlo/literal_text.h"
+#include "hlo/parser.h"
 #include "hlo/sharding.h"
 
 namespace hlo::proto {
@@ -1515,7 +1516,7 @@ namespace {
 
 // The layout items the parser keeps as raw text: D(D,C+~) dim level types
 // (+ = not unique, ~ = not ordered) and SC(dim:i,j)(...) split configs.
-// P(physical shape) is skipped (the printer drops it).
+// P(physical shape) is read back through the parser.
 void EncodeLayoutExtras(std::string_view text, xla::LayoutProto* layout) {
   size_t i = 0;
   while (i < text.size()) {
@@ -1544,6 +1545,18 @@ void EncodeLayoutExtras(std::string_view text, xla::LayoutProto* layout) {
                                                     : xla::DIM_DENSE);
           layout->add_dim_unique(item.find('+') == std::string_view::npos);
           layout->add_dim_ordered(item.find('~') == std::string_view::npos);
+        }
+      } else if (name == "P" && inside.find("P(") == std::string_view::npos) {
+        // The parser keeps P(...) as text; a one-instruction module reads
+        // the shape (one level: a physical shape with its own P is skipped).
+        const std::string probe = absl::StrCat(
+            "HloModule p\nENTRY e {\n  ROOT p = ", ToAbsl(inside),
+            " parameter(0)\n}\n");
+        std::unique_ptr<ParsedFile> parsed = Parse(probe);
+        if (!parsed->HasErrors() && parsed->instructions.size() == 1 &&
+            parsed->instructions[0].shape != kNone) {
+          *layout->mutable_physical_shape() =
+              EncodeShape(*parsed, parsed->instructions[0].shape);
         }
       } else if (name == "SC") {
         const size_t colon = inside.find(':');

@@ -317,6 +317,8 @@ TEST(ProtoRoundTrip, SparseAndSplitLayoutsSurvive) {
   const std::string text =
       "HloModule m\nENTRY %e (p: f32[10,10]) -> f32[10,10] {\n"
       "  %p = f32[10,10]{1,0:D(D,C+~)} parameter(0)\n"
+      "  %q = f32[10,10]{1,0:D(D,C)P((s32[10]{0:T(100)}, f32[10]{0}))} "
+      "copy(%p)\n"
       "  ROOT %n = s32[6]{0:T(128)S(1)SC(0:3,5)} negate(%p)\n}\n";
   std::unique_ptr<ParsedFile> file = Parse(text);
   ASSERT_FALSE(file->HasErrors());
@@ -325,6 +327,10 @@ TEST(ProtoRoundTrip, SparseAndSplitLayoutsSurvive) {
   std::string printed;
   AppendModuleText(*module, PrintOptions(), &printed);
   EXPECT_NE(printed.find("f32[10,10]{1,0:D(D,C+~)} parameter(0)"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find(
+                "f32[10,10]{1,0:D(D,C)P((s32[10]{0:T(100)}, f32[10]{0}))} copy("),
             std::string::npos)
       << printed;
   EXPECT_NE(printed.find("s32[6]{0:T(128)S(1)SC(0:3,5)} negate("),
