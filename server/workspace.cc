@@ -325,7 +325,7 @@ WorkspaceService::Reply WorkspaceService::Search(const Json& args,
     // An explicit search is complete, unlike workspace/symbol as you type:
     // wait for the first indexing of the folders.
     std::unique_lock<std::mutex> lock(mutex_);
-    while (indexer_.joinable() && !indexing_done_ && !stopping_) {
+    while (!stopping_ && !indexing_done_ && indexer_.joinable()) {
       if (cancelled && cancelled->load()) return RpcError{ErrorCode::kRequestCancelled, "cancelled"};
       wake_.wait_for(lock, std::chrono::milliseconds(100));
     }
@@ -428,6 +428,7 @@ std::optional<std::string> WorkspaceService::ChooseOutput(
                 {"actions", Json::array({Json{{"title", "Overwrite"}}, Json{{"title", "Cancel"}}})}};
     std::optional<Json> answer =
         hooks_.call("window/showMessageRequest", params, kAskTimeoutMs, cancelled);
+    if (cancelled && cancelled->load()) return std::nullopt;  // the request was cancelled
     if (answer && answer->is_object()) {
       std::string title = StringField(*answer, "title");
       if (title == "Overwrite") return wanted;
