@@ -45,16 +45,46 @@ inline uint16_t FloatToBF16(float f) {
   uint32_t rounding = 0x7fff + ((u >> 16) & 1);
   return static_cast<uint16_t>((u + rounding) >> 16);
 }
-inline float F16ToFloat(uint16_t b) {
-  _Float16 h;
-  std::memcpy(&h, &b, 2);
-  return static_cast<float>(h);
+// IEEE half <-> float in software: clang-14 has no _Float16 on x86-64, and
+// the sanitizer build uses clang. Round to nearest even, subnormals kept.
+inline float F16ToFloat(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t exp = (h >> 10) & 0x1f;
+  const uint32_t mant = h & 0x3ff;
+  if (exp == 0) {
+    // Zero or subnormal: mant * 2^-24, exact in float.
+    float f = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -f : f;
+  }
+  uint32_t bits = exp == 31 ? (sign | 0x7f800000u | (mant << 13))
+                            : (sign | ((exp + 112) << 23) | (mant << 13));
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
 }
 inline uint16_t FloatToF16(float f) {
-  _Float16 h = static_cast<_Float16>(f);
-  uint16_t b;
-  std::memcpy(&b, &h, 2);
-  return b;
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  const uint32_t abs = u & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // inf or NaN (NaN stays quiet)
+    return static_cast<uint16_t>(
+        abs == 0x7f800000u ? (sign | 0x7c00u)
+                           : (sign | 0x7e00u | ((abs >> 13) & 0x3ffu)));
+  }
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520
+  if (abs < 0x38800000u) {  // below 2^-14: a subnormal half or zero
+    float a;
+    std::memcpy(&a, &abs, 4);
+    // a * 2^24 is exact; nearbyint rounds half to even in the default mode.
+    auto r = static_cast<uint32_t>(std::nearbyint(a * 16777216.0f));
+    return static_cast<uint16_t>(sign | r);
+  }
+  const uint32_t mant = abs & 0x7fffffu;
+  uint32_t h = (((abs >> 23) - 112) << 10) | (mant >> 13);
+  const uint32_t rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;  // carry is fine
+  return static_cast<uint16_t>(sign | h);
 }
 
 // Float -> integer as XLA converts: NaN -> 0, out of range saturates,
