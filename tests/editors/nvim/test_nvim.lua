@@ -106,7 +106,14 @@ vim.schedule(function() H.run(function()
 
   -- :HloSearch fills the quickfix list with the definition of add_reducer.
   edit(before)
+  -- The server answers hlo.search asynchronously: wait for the list to be
+  -- replaced by the search's own (the stages list above has another title).
+  vim.fn.setqflist({}, 'r', { title = 'cleared', items = {} })
   vim.cmd('HloSearch kind:computation add_reducer')
+  vim.wait(15000, function()
+    return (vim.fn.getqflist({ title = 1 }).title or ''):find('HloSearch', 1, true) ~= nil
+        and #vim.fn.getqflist() > 0
+  end, 50)
   local hits = vim.fn.getqflist()
   vim.cmd('cclose')
   local found = false
