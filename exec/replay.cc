@@ -14,8 +14,22 @@
 #include "exec/strings.h"
 #include "hlo/attributes.h"
 
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HLO_LSP_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HLO_LSP_UNDER_ASAN 1
+#endif
+#endif
+#ifndef HLO_LSP_UNDER_ASAN
+#define HLO_LSP_UNDER_ASAN 0
+#endif
 namespace hlo::exec {
 namespace {
+
+constexpr bool kUnderAddressSanitizer = HLO_LSP_UNDER_ASAN;
+
 
 using Clock = std::chrono::steady_clock;
 
@@ -178,7 +192,10 @@ bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& arg
                           ModuleDevices(file, module).total() * (int64_t{16} << 20);
     as.rlim_cur = as.rlim_max = static_cast<rlim_t>(
         limit > INT64_MAX - slack ? RLIM_INFINITY : limit + slack);
-    setrlimit(RLIMIT_AS, &as);
+    // AddressSanitizer maps terabytes of shadow memory up front, so an
+    // address-space limit kills a sanitized child at its first allocation;
+    // there the up-front memory estimate is the only guard.
+    if (!kUnderAddressSanitizer) setrlimit(RLIMIT_AS, &as);
     if (options.timeout_seconds > 0) {
       rlimit cpu{};
       // Threads add up CPU time: allow every participant thread its share.

@@ -66,7 +66,8 @@ step "ctest build-asan/"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The heavy editor tests (code-server + Chromium) already ran against build/.
-run_ctest build-asan -LE editors-heavy
+# The corpus replay (minutes of evaluation) already ran against build/ too.
+run_ctest build-asan -LE editors-heavy -E CorpusReplayTest
 
 step "fuzzing (${fuzz_seconds}s in all)"
 mapfile -t fuzzers < <(find build-asan -maxdepth 3 -path '*/CMakeFiles' -prune -o -type f -name '*_fuzzer' -perm -u+x -print 2>/dev/null | sort)
