@@ -746,6 +746,16 @@ class Encoder {
       }
       return shape;
     };
+    // Variadic reduce and reduce-window: one result is the shape itself,
+    // several make a tuple.
+    auto set_variadic_result = [&](std::vector<xla::ShapeProto>& results) {
+      if (results.size() == 1) {
+        *out->mutable_shape() = results[0];
+        return;
+      }
+      out->mutable_shape()->set_element_type(xla::TUPLE);
+      for (auto& r : results) *out->mutable_shape()->add_tuple_shapes() = r;
+    };
     auto valid_dim = [](const xla::ShapeProto& s, int64_t d) {
       return d >= 0 && d < s.dimensions_size();
     };
@@ -788,12 +798,7 @@ class Encoder {
           }
           results.push_back(array(*operands[n + k], dims));
         }
-        if (n == 1) {
-          *out->mutable_shape() = results[0];
-        } else {
-          out->mutable_shape()->set_element_type(xla::TUPLE);
-          for (auto& r : results) *out->mutable_shape()->add_tuple_shapes() = r;
-        }
+        set_variadic_result(results);
         return absl::OkStatus();
       }
       case Opcode::kConvolution: {
@@ -981,12 +986,7 @@ class Encoder {
           }
           results.push_back(array(*operands[n + k], dims));
         }
-        if (n == 1) {
-          *out->mutable_shape() = results[0];
-        } else {
-          out->mutable_shape()->set_element_type(xla::TUPLE);
-          for (auto& r : results) *out->mutable_shape()->add_tuple_shapes() = r;
-        }
+        set_variadic_result(results);
         return absl::OkStatus();
       }
       case Opcode::kConcatenate: {
