@@ -1,14 +1,18 @@
-// dot (batch and contracting dims; operands transposed to [B,M,K] x [B,K,N]
-// and multiplied row by row over contiguous memory) and convolution
+// dot (batch and contracting dims; f32/f64 accumulation through the packed
+// GEMM of gemm.h reading the operands in place as strided [B,M,K] x [B,K,N]
+// views, other accumulators transposed and multiplied row by row) and
+// convolution
 // (dim_labels, window with padding/strides/dilations/reversal, feature
 // and batch groups). Accumulation is in f32 for f32 and narrower floats,
 // f64 for f64, int64 for integers (wrapped on store), complex as is.
 #include <algorithm>
 #include <complex>
-#include <thread>
+#include <optional>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "exec/evaluator_internal.h"
+#include "exec/gemm.h"
 #include "exec/strings.h"
 
 namespace hlo::exec {
@@ -68,37 +72,19 @@ void StoreFrom(const std::vector<Acc>& acc, Literal& out) {
   });
 }
 
-// The f32 row kernel, compiled for AVX2+FMA too and picked at load time.
-__attribute__((target_clones("arch=haswell", "default")))
-void RowsF32(const float* A, const float* B, float* Cm, int64_t r0, int64_t r1,
-             int64_t k0, int64_t k1, int64_t k, int64_t n) {
-  for (int64_t i = r0; i < r1; ++i) {
-    float* __restrict crow = Cm + i * n;
-    for (int64_t kk = k0; kk < k1; ++kk) {
-      const float av = A[i * k + kk];
-      const float* __restrict brow = B + kk * n;
-      for (int64_t j = 0; j < n; ++j) crow[j] += av * brow[j];
-    }
-  }
-}
-
-// C[b] += A[b] (MxK) * B[b] (KxN), blocked over K and split over 2 threads
-// by rows when large.
+// C[b] = A[b] (MxK) * B[b] (KxN) for the accumulators Gemm does not cover
+// (integers, complex): row by row over contiguous memory, blocked over K.
 template <typename Acc>
 void MatMul(const Acc* a, const Acc* b, Acc* c, int64_t batch, int64_t m,
             int64_t k, int64_t n) {
-  auto rows = [&](int64_t bi, int64_t r0, int64_t r1) {
+  for (int64_t bi = 0; bi < batch; ++bi) {
     const Acc* A = a + bi * m * k;
     const Acc* B = b + bi * k * n;
     Acc* Cm = c + bi * m * n;
     constexpr int64_t kBlock = 256;
     for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
       const int64_t k1 = std::min(k, k0 + kBlock);
-      if constexpr (std::is_same_v<Acc, float>) {
-        RowsF32(A, B, Cm, r0, r1, k0, k1, k, n);
-        continue;
-      }
-      for (int64_t i = r0; i < r1; ++i) {
+      for (int64_t i = 0; i < m; ++i) {
         Acc* crow = Cm + i * n;
         for (int64_t kk = k0; kk < k1; ++kk) {
           const Acc av = A[i * k + kk];
@@ -107,17 +93,96 @@ void MatMul(const Acc* a, const Acc* b, Acc* c, int64_t batch, int64_t m,
         }
       }
     }
-  };
-  const bool big = m * n * k >= (int64_t{1} << 24) && m >= 2;
-  for (int64_t bi = 0; bi < batch; ++bi) {
-    if (big) {
-      std::thread t(rows, bi, 0, m / 2);
-      rows(bi, m / 2, m);
-      t.join();
-    } else {
-      rows(bi, 0, m);
-    }
   }
+}
+
+// The dims `group` of a row-major array taken together as one index (in
+// the group's order): its stride when they collapse to one (each dim's
+// stride is the next one's stride times its size, size-1 dims aside),
+// nullopt when they do not.
+std::optional<int64_t> GroupStride(const std::vector<int64_t>& dims,
+                                   const std::vector<int64_t>& strides,
+                                   const std::vector<int64_t>& group) {
+  int64_t last = -1;
+  for (int64_t d : group) {
+    if (dims[d] == 1) continue;
+    if (last >= 0 && strides[last] != strides[d] * dims[d]) return std::nullopt;
+    last = d;
+  }
+  return last < 0 ? 0 : strides[last];
+}
+
+// An operand of a dot as a strided [batch, rows, cols] view. `holder` keeps
+// a transposed copy when the dims do not collapse to three strides.
+struct DotOperand {
+  std::optional<Literal> holder;
+  const Literal* lit = nullptr;
+  int64_t batch_stride = 0, row_stride = 0, col_stride = 0;
+};
+
+absl::Status MakeDotOperand(const Literal& x, const std::vector<int64_t>& batch,
+                            const std::vector<int64_t>& rows,
+                            const std::vector<int64_t>& cols, int64_t nrows,
+                            int64_t ncols, DotOperand* op) {
+  const std::vector<int64_t> strides = RowMajorStrides(x.dims());
+  auto bs = GroupStride(x.dims(), strides, batch);
+  auto rs = GroupStride(x.dims(), strides, rows);
+  auto cs = GroupStride(x.dims(), strides, cols);
+  if (bs && rs && cs) {
+    op->lit = &x;
+    op->batch_stride = *bs;
+    op->row_stride = *rs;
+    op->col_stride = *cs;
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> perm = batch;
+  perm.insert(perm.end(), rows.begin(), rows.end());
+  perm.insert(perm.end(), cols.begin(), cols.end());
+  auto t = Transpose(x, perm);
+  if (!t.ok()) return t.status();
+  op->holder = std::move(*t);
+  op->lit = &*op->holder;
+  op->batch_stride = nrows * ncols;
+  op->row_stride = ncols;
+  op->col_stride = 1;
+  return absl::OkStatus();
+}
+
+template <typename Acc>
+constexpr PrimitiveType AccType() {
+  return std::is_same_v<Acc, float> ? PrimitiveType::kF32 : PrimitiveType::kF64;
+}
+
+// f32 and f64 accumulation through the packed GEMM: operands of the
+// accumulator's type are read in place; others are converted first.
+template <typename Acc>
+absl::StatusOr<Literal> DotGemm(const Node& node, const DotOperand& l,
+                                const DotOperand& r, int64_t batch, int64_t m,
+                                int64_t k, int64_t n) {
+  auto out = Literal::Create(node.shape);
+  if (!out.ok()) return out;
+  if (out->count() != batch * m * n)
+    return Bad(Cat("dot result has ", batch * m * n, " elements, shape says ",
+                   out->count()));
+  std::vector<Acc> lconv, rconv, cbuf;
+  auto view = [](const DotOperand& op, std::vector<Acc>& conv) {
+    const Acc* data;
+    if (op.lit->type() == AccType<Acc>()) {
+      data = op.lit->data<Acc>();
+    } else {
+      conv = LoadAs<Acc>(*op.lit);
+      data = conv.data();
+    }
+    return StridedMatrix<Acc>{data, op.batch_stride, op.row_stride,
+                              op.col_stride};
+  };
+  const StridedMatrix<Acc> a = view(l, lconv), b = view(r, rconv);
+  const bool direct = out->type() == AccType<Acc>();
+  if (!direct) cbuf.resize(out->count());
+  Acc* c = direct ? out->data<Acc>() : cbuf.data();
+  Gemm(batch, m, n, k, a, b, c);
+  if (!direct) StoreFrom<Acc>(cbuf, *out);
+  return out;
 }
 
 template <typename Acc>
@@ -191,17 +256,34 @@ absl::StatusOr<Literal> EvalDot(const Node& node, const Literal& lhs,
   }
   for (int64_t d : lf) m *= lhs.dims()[d];
   for (int64_t d : rf) n *= rhs.dims()[d];
-  std::vector<int64_t> lp = dn.lhs_batch_dimensions, rp = dn.rhs_batch_dimensions;
-  lp.insert(lp.end(), lf.begin(), lf.end());
-  lp.insert(lp.end(), dn.lhs_contracting_dimensions.begin(), dn.lhs_contracting_dimensions.end());
-  rp.insert(rp.end(), dn.rhs_contracting_dimensions.begin(), dn.rhs_contracting_dimensions.end());
-  rp.insert(rp.end(), rf.begin(), rf.end());
-  auto lt = Transpose(lhs, lp);
-  if (!lt.ok()) return lt;
-  auto rt = Transpose(rhs, rp);
-  if (!rt.ok()) return rt;
-  return WithAcc(node.shape.type, [&](auto acc) {
-    return DotWith<decltype(acc)>(node, *lt, *rt, batch, m, k, n);
+  return WithAcc(node.shape.type, [&](auto acc) -> absl::StatusOr<Literal> {
+    using Acc = decltype(acc);
+    if constexpr (std::is_same_v<Acc, float> || std::is_same_v<Acc, double>) {
+      DotOperand l, r;
+      if (auto s = MakeDotOperand(lhs, dn.lhs_batch_dimensions, lf,
+                                  dn.lhs_contracting_dimensions, m, k, &l);
+          !s.ok())
+        return s;
+      if (auto s = MakeDotOperand(rhs, dn.rhs_batch_dimensions,
+                                  dn.rhs_contracting_dimensions, rf, k, n, &r);
+          !s.ok())
+        return s;
+      return DotGemm<Acc>(node, l, r, batch, m, k, n);
+    } else {
+      std::vector<int64_t> lp = dn.lhs_batch_dimensions,
+                           rp = dn.rhs_batch_dimensions;
+      lp.insert(lp.end(), lf.begin(), lf.end());
+      lp.insert(lp.end(), dn.lhs_contracting_dimensions.begin(),
+                dn.lhs_contracting_dimensions.end());
+      rp.insert(rp.end(), dn.rhs_contracting_dimensions.begin(),
+                dn.rhs_contracting_dimensions.end());
+      rp.insert(rp.end(), rf.begin(), rf.end());
+      auto lt = Transpose(lhs, lp);
+      if (!lt.ok()) return lt;
+      auto rt = Transpose(rhs, rp);
+      if (!rt.ok()) return rt;
+      return DotWith<Acc>(node, *lt, *rt, batch, m, k, n);
+    }
   });
 }
 

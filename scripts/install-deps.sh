@@ -9,6 +9,7 @@ packages=(
   zlib1g-dev libxxhash-dev
   llvm-14-dev clang-14 libclang-rt-14-dev   # sanitizer + fuzzer build
   libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev                           # bench/exec-bench.sh: sgemm yardstick
   ripgrep                                   # search tests and benchmarks compare with rg
   python3-numpy                             # replay's differential test against NumPy
 )
