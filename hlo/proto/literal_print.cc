@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/primitive_type.h"
+#include "hlo/proto/small_float.h"
 
 namespace hlo::proto {
 namespace {
@@ -37,8 +38,7 @@ void AppendIntList(const google::protobuf::RepeatedField<int64_t>& values,
   }
 }
 
-void AppendLayout(const xla::LayoutProto& layout, std::string* out,
-                  int depth) {
+void AppendLayout(const xla::LayoutProto& layout, std::string* out, int depth) {
   out->push_back('{');
   AppendIntList(layout.minor_to_major(), out);
   if (LayoutHasExtras(layout)) {
@@ -155,8 +155,8 @@ void AppendShapeImpl(const xla::ShapeProto& shape, bool with_layout,
     }
   }
   out->push_back(']');
-  if (with_layout && shape.has_layout() &&
-      type != xla::TOKEN && type != xla::OPAQUE_TYPE) {
+  if (with_layout && shape.has_layout() && type != xla::TOKEN &&
+      type != xla::OPAQUE_TYPE) {
     const xla::LayoutProto& layout = shape.layout();
     const bool rank_matches =
         layout.minor_to_major_size() == shape.dimensions_size();
@@ -191,58 +191,6 @@ float Bf16ToFloat(uint16_t b) {
   return value;
 }
 
-// The small float formats, described by their bit fields and how they
-// spell NaN and infinity.
-enum class Special { kIeee, kFiniteNanAllOnes, kFnuz, kNone, kE8M0 };
-struct SmallFloat {
-  int exponent_bits;
-  int mantissa_bits;
-  int bias;
-  Special special;
-};
-
-std::optional<SmallFloat> SmallFloatFormat(int type) {
-  switch (type) {
-    case xla::F8E5M2: return SmallFloat{5, 2, 15, Special::kIeee};
-    case xla::F8E4M3: return SmallFloat{4, 3, 7, Special::kIeee};
-    case xla::F8E4M3FN: return SmallFloat{4, 3, 7, Special::kFiniteNanAllOnes};
-    case xla::F8E4M3B11FNUZ: return SmallFloat{4, 3, 11, Special::kFnuz};
-    case xla::F8E3M4: return SmallFloat{3, 4, 3, Special::kIeee};
-    case xla::F8E5M2FNUZ: return SmallFloat{5, 2, 16, Special::kFnuz};
-    case xla::F8E4M3FNUZ: return SmallFloat{4, 3, 8, Special::kFnuz};
-    case xla::F4E2M1FN: return SmallFloat{2, 1, 1, Special::kNone};
-    case xla::F8E8M0FNU: return SmallFloat{8, 0, 127, Special::kE8M0};
-    default: return std::nullopt;
-  }
-}
-
-double DecodeSmallFloat(uint8_t bits, const SmallFloat& f) {
-  if (f.special == Special::kE8M0) {
-    return bits == 0xff ? NAN : std::ldexp(1.0, static_cast<int>(bits) - 127);
-  }
-  const int total = 1 + f.exponent_bits + f.mantissa_bits;
-  bits &= static_cast<uint8_t>((1u << total) - 1);
-  const bool negative = (bits >> (total - 1)) & 1;
-  const int exponent = (bits >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1);
-  const int mantissa = bits & ((1 << f.mantissa_bits) - 1);
-  const int max_exponent = (1 << f.exponent_bits) - 1;
-  if (f.special == Special::kFnuz && bits == (1u << (total - 1))) return NAN;
-  if (f.special == Special::kIeee && exponent == max_exponent) {
-    return mantissa ? NAN : (negative ? -INFINITY : INFINITY);
-  }
-  if (f.special == Special::kFiniteNanAllOnes && exponent == max_exponent &&
-      mantissa == (1 << f.mantissa_bits) - 1) {
-    return negative ? -NAN : NAN;
-  }
-  double value =
-      exponent == 0
-          ? std::ldexp(static_cast<double>(mantissa),
-                       1 - f.bias - f.mantissa_bits)
-          : std::ldexp(static_cast<double>(mantissa | (1 << f.mantissa_bits)),
-                       exponent - f.bias - f.mantissa_bits);
-  return negative ? -value : value;
-}
-
 void AppendFloat(double value, bool single, std::string* out) {
   if (std::isnan(value)) {
     out->append(std::signbit(value) ? "-nan" : "nan");
@@ -274,28 +222,48 @@ class ElementWriter {
   bool Matches(int64_t count) const {
     const auto& l = literal_;
     switch (type_) {
-      case xla::PRED: return l.preds_size() == count;
-      case xla::S1: return static_cast<int64_t>(l.s1s().size()) == count;
-      case xla::S2: return static_cast<int64_t>(l.s2s().size()) == count;
-      case xla::S4: return static_cast<int64_t>(l.s4s().size()) == count;
-      case xla::S8: return static_cast<int64_t>(l.s8s().size()) == count;
-      case xla::U1: return static_cast<int64_t>(l.u1s().size()) == count;
-      case xla::U2: return static_cast<int64_t>(l.u2s().size()) == count;
-      case xla::U4: return static_cast<int64_t>(l.u4s().size()) == count;
-      case xla::U8: return static_cast<int64_t>(l.u8s().size()) == count;
-      case xla::S16: return static_cast<int64_t>(l.s16s().size()) == 2 * count;
-      case xla::U16: return static_cast<int64_t>(l.u16s().size()) == 2 * count;
-      case xla::F16: return static_cast<int64_t>(l.f16s().size()) == 2 * count;
+      case xla::PRED:
+        return l.preds_size() == count;
+      case xla::S1:
+        return static_cast<int64_t>(l.s1s().size()) == count;
+      case xla::S2:
+        return static_cast<int64_t>(l.s2s().size()) == count;
+      case xla::S4:
+        return static_cast<int64_t>(l.s4s().size()) == count;
+      case xla::S8:
+        return static_cast<int64_t>(l.s8s().size()) == count;
+      case xla::U1:
+        return static_cast<int64_t>(l.u1s().size()) == count;
+      case xla::U2:
+        return static_cast<int64_t>(l.u2s().size()) == count;
+      case xla::U4:
+        return static_cast<int64_t>(l.u4s().size()) == count;
+      case xla::U8:
+        return static_cast<int64_t>(l.u8s().size()) == count;
+      case xla::S16:
+        return static_cast<int64_t>(l.s16s().size()) == 2 * count;
+      case xla::U16:
+        return static_cast<int64_t>(l.u16s().size()) == 2 * count;
+      case xla::F16:
+        return static_cast<int64_t>(l.f16s().size()) == 2 * count;
       case xla::BF16:
         return static_cast<int64_t>(l.bf16s().size()) == 2 * count;
-      case xla::S32: return l.s32s_size() == count;
-      case xla::S64: return l.s64s_size() == count;
-      case xla::U32: return l.u32s_size() == count;
-      case xla::U64: return l.u64s_size() == count;
-      case xla::F32: return l.f32s_size() == count;
-      case xla::F64: return l.f64s_size() == count;
-      case xla::C64: return l.c64s_size() == 2 * count;
-      case xla::C128: return l.c128s_size() == 2 * count;
+      case xla::S32:
+        return l.s32s_size() == count;
+      case xla::S64:
+        return l.s64s_size() == count;
+      case xla::U32:
+        return l.u32s_size() == count;
+      case xla::U64:
+        return l.u64s_size() == count;
+      case xla::F32:
+        return l.f32s_size() == count;
+      case xla::F64:
+        return l.f64s_size() == count;
+      case xla::C64:
+        return l.c64s_size() == 2 * count;
+      case xla::C128:
+        return l.c128s_size() == 2 * count;
       default:
         return small_ && static_cast<int64_t>(SmallBytes().size()) == count;
     }
@@ -304,29 +272,55 @@ class ElementWriter {
   void Append(int64_t i, std::string* out) const {
     const auto& l = literal_;
     switch (type_) {
-      case xla::PRED: out->append(l.preds(i) ? "true" : "false"); return;
-      case xla::S1: return AppendSigned(l.s1s()[i], 1, out);
-      case xla::S2: return AppendSigned(l.s2s()[i], 2, out);
-      case xla::S4: return AppendSigned(l.s4s()[i], 4, out);
-      case xla::S8: return AppendSigned(l.s8s()[i], 8, out);
-      case xla::U1: return AppendUnsigned(l.u1s()[i], 1, out);
-      case xla::U2: return AppendUnsigned(l.u2s()[i], 2, out);
-      case xla::U4: return AppendUnsigned(l.u4s()[i], 4, out);
-      case xla::U8: return AppendUnsigned(l.u8s()[i], 8, out);
+      case xla::PRED:
+        out->append(l.preds(i) ? "true" : "false");
+        return;
+      case xla::S1:
+        return AppendSigned(l.s1s()[i], 1, out);
+      case xla::S2:
+        return AppendSigned(l.s2s()[i], 2, out);
+      case xla::S4:
+        return AppendSigned(l.s4s()[i], 4, out);
+      case xla::S8:
+        return AppendSigned(l.s8s()[i], 8, out);
+      case xla::U1:
+        return AppendUnsigned(l.u1s()[i], 1, out);
+      case xla::U2:
+        return AppendUnsigned(l.u2s()[i], 2, out);
+      case xla::U4:
+        return AppendUnsigned(l.u4s()[i], 4, out);
+      case xla::U8:
+        return AppendUnsigned(l.u8s()[i], 8, out);
       case xla::S16:
         absl::StrAppend(out, static_cast<int16_t>(Le16(l.s16s(), i)));
         return;
-      case xla::U16: absl::StrAppend(out, Le16(l.u16s(), i)); return;
-      case xla::F16: AppendFloat(HalfToFloat(Le16(l.f16s(), i)), true, out);
+      case xla::U16:
+        absl::StrAppend(out, Le16(l.u16s(), i));
         return;
-      case xla::BF16: AppendFloat(Bf16ToFloat(Le16(l.bf16s(), i)), true, out);
+      case xla::F16:
+        AppendFloat(HalfToFloat(Le16(l.f16s(), i)), true, out);
         return;
-      case xla::S32: absl::StrAppend(out, l.s32s(i)); return;
-      case xla::S64: absl::StrAppend(out, l.s64s(i)); return;
-      case xla::U32: absl::StrAppend(out, l.u32s(i)); return;
-      case xla::U64: absl::StrAppend(out, l.u64s(i)); return;
-      case xla::F32: AppendFloat(l.f32s(i), true, out); return;
-      case xla::F64: AppendFloat(l.f64s(i), false, out); return;
+      case xla::BF16:
+        AppendFloat(Bf16ToFloat(Le16(l.bf16s(), i)), true, out);
+        return;
+      case xla::S32:
+        absl::StrAppend(out, l.s32s(i));
+        return;
+      case xla::S64:
+        absl::StrAppend(out, l.s64s(i));
+        return;
+      case xla::U32:
+        absl::StrAppend(out, l.u32s(i));
+        return;
+      case xla::U64:
+        absl::StrAppend(out, l.u64s(i));
+        return;
+      case xla::F32:
+        AppendFloat(l.f32s(i), true, out);
+        return;
+      case xla::F64:
+        AppendFloat(l.f64s(i), false, out);
+        return;
       case xla::C64:
         out->push_back('(');
         AppendFloat(l.c64s(2 * i), true, out);
@@ -343,9 +337,9 @@ class ElementWriter {
         return;
       default:
         if (small_) {
-          AppendFloat(DecodeSmallFloat(
-                          static_cast<uint8_t>(SmallBytes()[i]), *small_),
-                      true, out);
+          AppendFloat(
+              DecodeSmallFloat(static_cast<uint8_t>(SmallBytes()[i]), *small_),
+              true, out);
         }
         return;
     }
@@ -355,15 +349,24 @@ class ElementWriter {
   const std::string& SmallBytes() const {
     const auto& l = literal_;
     switch (type_) {
-      case xla::F8E5M2: return l.f8e5m2s();
-      case xla::F8E4M3: return l.f8e4m3s();
-      case xla::F8E4M3FN: return l.f8e4m3fns();
-      case xla::F8E4M3B11FNUZ: return l.f8e4m3b11fnuzs();
-      case xla::F8E3M4: return l.f8e3m4s();
-      case xla::F8E5M2FNUZ: return l.f8e5m2fnuzs();
-      case xla::F8E4M3FNUZ: return l.f8e4m3fnuzs();
-      case xla::F4E2M1FN: return l.f4e2m1fns();
-      default: return l.f8e8m0fnus();
+      case xla::F8E5M2:
+        return l.f8e5m2s();
+      case xla::F8E4M3:
+        return l.f8e4m3s();
+      case xla::F8E4M3FN:
+        return l.f8e4m3fns();
+      case xla::F8E4M3B11FNUZ:
+        return l.f8e4m3b11fnuzs();
+      case xla::F8E3M4:
+        return l.f8e3m4s();
+      case xla::F8E5M2FNUZ:
+        return l.f8e5m2fnuzs();
+      case xla::F8E4M3FNUZ:
+        return l.f8e4m3fnuzs();
+      case xla::F4E2M1FN:
+        return l.f4e2m1fns();
+      default:
+        return l.f8e8m0fnus();
     }
   }
   // Sub-byte and byte integers: one element per byte, low bits significant.

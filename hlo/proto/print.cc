@@ -30,8 +30,10 @@ void AppendStringOrDict(std::string_view s, std::string* out) {
     for (size_t i = 0; i < s.size(); ++i) {
       const char c = s[i];
       if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          in_string = false;
       } else if (c == '"') {
         in_string = true;
       } else if (c == '{') {
@@ -132,20 +134,29 @@ std::string ShardingText(const xla::OpSharding& s, int depth = 0) {
   }
   std::string body;
   switch (s.type()) {
-    case S::REPLICATED: body = "replicated"; break;
-    case S::MANUAL: body = "manual"; break;
-    case S::UNKNOWN: body = "unknown"; break;
-    case S::UNREDUCED: body = "unreduced"; break;
+    case S::REPLICATED:
+      body = "replicated";
+      break;
+    case S::MANUAL:
+      body = "manual";
+      break;
+    case S::UNKNOWN:
+      body = "unknown";
+      break;
+    case S::UNREDUCED:
+      body = "unreduced";
+      break;
     case S::MAXIMAL:
-      body = absl::StrCat("maximal device=",
-                          s.tile_assignment_devices_size() > 0
-                              ? s.tile_assignment_devices(0)
-                              : 0);
+      body =
+          absl::StrCat("maximal device=", s.tile_assignment_devices_size() > 0
+                                              ? s.tile_assignment_devices(0)
+                                              : 0);
       break;
     default: {
       body = "devices=[";
       for (int i = 0; i < s.tile_assignment_dimensions_size(); ++i) {
-        absl::StrAppend(&body, i > 0 ? "," : "", s.tile_assignment_dimensions(i));
+        absl::StrAppend(&body, i > 0 ? "," : "",
+                        s.tile_assignment_dimensions(i));
       }
       body.push_back(']');
       if (s.iota_reshape_dims_size() > 0) {
@@ -167,10 +178,12 @@ std::string ShardingText(const xla::OpSharding& s, int depth = 0) {
         }
       } else {
         for (int i = 0; i < s.tile_assignment_devices_size(); ++i) {
-          absl::StrAppend(&body, i > 0 ? "," : "", s.tile_assignment_devices(i));
+          absl::StrAppend(&body, i > 0 ? "," : "",
+                          s.tile_assignment_devices(i));
         }
       }
-      if (s.replicate_on_last_tile_dim()) body.append(" last_tile_dim_replicate");
+      if (s.replicate_on_last_tile_dim())
+        body.append(" last_tile_dim_replicate");
       if (s.last_tile_dims_size() > 0) {
         body.append(" last_tile_dims={");
         for (int i = 0; i < s.last_tile_dims_size(); ++i) {
@@ -182,9 +195,9 @@ std::string ShardingText(const xla::OpSharding& s, int depth = 0) {
     }
   }
   if (s.is_shard_group()) {
-    absl::StrAppend(&body, s.shard_group_type() == S::AS ? " shard_as "
-                                                         : " shard_like ",
-                    s.shard_group_id());
+    absl::StrAppend(
+        &body, s.shard_group_type() == S::AS ? " shard_as " : " shard_like ",
+        s.shard_group_id());
   }
   return absl::StrCat("{", body, "}");
 }
@@ -292,11 +305,22 @@ std::string ShapeIndexText(const RepeatedField<int64_t>& index) {
 // when it differs.
 std::string_view DefaultComparisonType(int element_type) {
   switch (element_type) {
-    case xla::PRED: case xla::U1: case xla::U2: case xla::U4: case xla::U8:
-    case xla::U16: case xla::U32: case xla::U64:
+    case xla::PRED:
+    case xla::U1:
+    case xla::U2:
+    case xla::U4:
+    case xla::U8:
+    case xla::U16:
+    case xla::U32:
+    case xla::U64:
       return "UNSIGNED";
-    case xla::S1: case xla::S2: case xla::S4: case xla::S8: case xla::S16:
-    case xla::S32: case xla::S64:
+    case xla::S1:
+    case xla::S2:
+    case xla::S4:
+    case xla::S8:
+    case xla::S16:
+    case xla::S32:
+    case xla::S64:
       return "SIGNED";
     default:
       return "FLOAT";
@@ -306,9 +330,9 @@ std::string_view DefaultComparisonType(int element_type) {
 bool IsCollective(std::string_view op) {
   static const absl::flat_hash_set<std::string_view>* kOps =
       new absl::flat_hash_set<std::string_view>{
-          "all-reduce", "all-reduce-start", "all-gather", "all-gather-start",
-          "reduce-scatter", "all-to-all", "ragged-all-to-all",
-          "collective-broadcast", "collective-reduce"};
+          "all-reduce",        "all-reduce-start",     "all-gather",
+          "all-gather-start",  "reduce-scatter",       "all-to-all",
+          "ragged-all-to-all", "collective-broadcast", "collective-reduce"};
   return kOps->contains(op);
 }
 
@@ -321,7 +345,8 @@ class ModulePrinter {
   void Print() {
     for (const auto& c : module_.computations()) {
       computations_.try_emplace(c.id(), &c);
-      for (const auto& i : c.instructions()) instructions_.try_emplace(i.id(), &i);
+      for (const auto& i : c.instructions())
+        instructions_.try_emplace(i.id(), &i);
     }
     PrintHeader();
     PrintStackFrames();
@@ -356,10 +381,9 @@ class ModulePrinter {
       out_.append(", buffer_donor={ ");
       const auto& entries = module_.buffer_donor().entries();
       for (int i = 0; i < entries.size(); ++i) {
-        absl::StrAppend(&out_, i > 0 ? ", " : "", "(",
-                        entries[i].parameter_number(), ", ",
-                        ShapeIndexText(entries[i].parameter_shape_index()),
-                        ")");
+        absl::StrAppend(
+            &out_, i > 0 ? ", " : "", "(", entries[i].parameter_number(), ", ",
+            ShapeIndexText(entries[i].parameter_shape_index()), ")");
       }
       out_.append(" }");
     }
@@ -498,13 +522,16 @@ class ModulePrinter {
       AppendShape(params[p]->shape(), true, &out_);
     }
     out_.append(") -> ");
-    if (root) AppendShape(root->shape(), true, &out_);
-    else out_.append("()");
+    if (root)
+      AppendShape(root->shape(), true, &out_);
+    else
+      out_.append("()");
     out_.append(" {\n");
     for (const Instr* i : ScheduledOrder(c)) PrintInstruction(*i, i == root);
     out_.append("}");
     if (!c.execution_thread().empty() && c.execution_thread() != "main") {
-      absl::StrAppend(&out_, ", execution_thread=", Quote(c.execution_thread()));
+      absl::StrAppend(&out_,
+                      ", execution_thread=", Quote(c.execution_thread()));
     }
     out_.push_back('\n');
   }
@@ -606,9 +633,9 @@ class ModulePrinter {
     if (non_default) {
       out_.append(", operand_precision={");
       for (int i = 0; i < p.operand_precision_size(); ++i) {
-        absl::StrAppend(
-            &out_, i > 0 ? "," : "",
-            Lower(xla::PrecisionConfig::Precision_Name(p.operand_precision(i))));
+        absl::StrAppend(&out_, i > 0 ? "," : "",
+                        Lower(xla::PrecisionConfig::Precision_Name(
+                            p.operand_precision(i))));
       }
       out_.push_back('}');
     }
@@ -621,7 +648,8 @@ class ModulePrinter {
   }
 
   void PrintConvolutionLike(const Instr& in) {
-    if (in.window().dimensions_size() > 0) Attr("window", WindowText(in.window()));
+    if (in.window().dimensions_size() > 0)
+      Attr("window", WindowText(in.window()));
     if (in.has_convolution_dimension_numbers()) {
       Attr("dim_labels", DimLabels(in.convolution_dimension_numbers()));
     }
@@ -656,10 +684,18 @@ class ModulePrinter {
       if (in.constrain_layout()) Attr("constrain_layout", "true");
     }
     static const absl::flat_hash_set<std::string_view>* kAlwaysDims =
-        new absl::flat_hash_set<std::string_view>{
-            "broadcast", "transpose", "reverse", "reduce", "concatenate",
-            "sort", "reduce-scatter", "all-gather", "all-gather-start",
-            "get-dimension-size", "set-dimension-size", "scan"};
+        new absl::flat_hash_set<std::string_view>{"broadcast",
+                                                  "transpose",
+                                                  "reverse",
+                                                  "reduce",
+                                                  "concatenate",
+                                                  "sort",
+                                                  "reduce-scatter",
+                                                  "all-gather",
+                                                  "all-gather-start",
+                                                  "get-dimension-size",
+                                                  "set-dimension-size",
+                                                  "scan"};
     if (op == "iota") {
       Attr("iota_dimension",
            absl::StrCat(in.dimensions_size() > 0 ? in.dimensions(0) : 0));
@@ -715,9 +751,10 @@ class ModulePrinter {
       PrintConvolutionLike(in);
       PrintPrecision(in);
     } else if (op == "dot" || op == "ragged-dot" || op == "scaled-dot") {
-      const auto& d = op == "ragged-dot"
-                          ? in.ragged_dot_dimension_numbers().dot_dimension_numbers()
-                          : in.dot_dimension_numbers();
+      const auto& d =
+          op == "ragged-dot"
+              ? in.ragged_dot_dimension_numbers().dot_dimension_numbers()
+              : in.dot_dimension_numbers();
       if (d.lhs_batch_dimensions_size() > 0) {
         AttrList("lhs_batch_dims", d.lhs_batch_dimensions());
       }
@@ -739,7 +776,8 @@ class ModulePrinter {
       AttrList("start_index_map", g.start_index_map());
       if (g.operand_batching_dims_size() > 0) {
         AttrList("operand_batching_dims", g.operand_batching_dims());
-        AttrList("start_indices_batching_dims", g.start_indices_batching_dims());
+        AttrList("start_indices_batching_dims",
+                 g.start_indices_batching_dims());
       }
       Attr("index_vector_dim", absl::StrCat(g.index_vector_dim()));
       AttrList("slice_sizes", in.gather_slice_sizes());
@@ -748,7 +786,8 @@ class ModulePrinter {
       const auto& s = in.scatter_dimension_numbers();
       AttrList("update_window_dims", s.update_window_dims());
       AttrList("inserted_window_dims", s.inserted_window_dims());
-      AttrList("scatter_dims_to_operand_dims", s.scatter_dims_to_operand_dims());
+      AttrList("scatter_dims_to_operand_dims",
+               s.scatter_dims_to_operand_dims());
       if (s.input_batching_dims_size() > 0) {
         AttrList("input_batching_dims", s.input_batching_dims());
         AttrList("scatter_indices_batching_dims",
@@ -783,7 +822,8 @@ class ModulePrinter {
         std::string literal;
         AppendShape(in.literal().shape(), true, &literal);
         literal.push_back(' ');
-        if (AppendLiteralValues(in.literal(), &literal)) Attr("literal", literal);
+        if (AppendLiteralValues(in.literal(), &literal))
+          Attr("literal", literal);
       }
       if (in.custom_call_schedule() != xla::SCHEDULE_NONE) {
         Attr("schedule",
@@ -799,7 +839,8 @@ class ModulePrinter {
              xla::CustomCallApiVersion_Name(in.custom_call_api_version()));
       }
     } else if (op == "rng") {
-      Attr("distribution", Lower(xla::RandomDistribution_Name(in.distribution())));
+      Attr("distribution",
+           Lower(xla::RandomDistribution_Name(in.distribution())));
     } else if (op == "rng-bit-generator") {
       Attr("algorithm", Lower(xla::RandomAlgorithm_Name(in.rng_algorithm())));
     } else if (op == "rng-get-and-update-state") {
@@ -972,6 +1013,7 @@ class ModulePrinter {
                         Lower(xla::ResultAccuracy::Mode_Name(r.mode())), "}");
       }
     }
+    if (in.has_original_value()) PrintOriginalValue(in);
     if (options_.print_metadata) {
       std::string metadata = MetadataText(in.metadata());
       if (!metadata.empty()) Attr("metadata", metadata);
@@ -980,6 +1022,55 @@ class ModulePrinter {
       out_.append(", backend_config=");
       AppendStringOrDict(in.backend_config(), &out_);
     }
+  }
+
+  // `origin={...}`: the original-value tree over the instruction's shape,
+  // `{"name" {index}}` at each leaf that has one, `{}` where none.
+  void PrintOriginalValue(const Instr& in) {
+    const xla::OriginalValueProto& value = in.original_value();
+    if (value.is_synthetic_call()) {
+      out_.append(", origin={[synthetic_call]}");
+      return;
+    }
+    if (value.elements_size() == 0) return;
+    std::map<std::vector<int64_t>, const xla::OriginalArrayProto*> leaves;
+    for (const auto& e : value.elements()) {
+      leaves[std::vector<int64_t>(e.shape_index().begin(),
+                                  e.shape_index().end())] = &e.original_array();
+    }
+    std::vector<int64_t> index;
+    out_.append(", origin={");
+    AppendOriginalNode(in.shape(), leaves, &index, 0);
+    out_.push_back('}');
+  }
+  void AppendOriginalNode(
+      const xla::ShapeProto& shape,
+      const std::map<std::vector<int64_t>, const xla::OriginalArrayProto*>&
+          leaves,
+      std::vector<int64_t>* index, int depth) {
+    if (shape.element_type() == xla::TUPLE && depth < 64) {
+      out_.push_back('(');
+      index->push_back(0);
+      for (int i = 0; i < shape.tuple_shapes_size(); ++i) {
+        if (i > 0) out_.append(", ");
+        index->back() = i;
+        AppendOriginalNode(shape.tuple_shapes(i), leaves, index, depth + 1);
+      }
+      index->pop_back();
+      out_.push_back(')');
+      return;
+    }
+    auto it = leaves.find(*index);
+    if (it == leaves.end()) {
+      out_.append("{}");
+      return;
+    }
+    absl::StrAppend(&out_, "{", Quote(it->second->instruction_name()));
+    if (it->second->shape_index_size() > 0) {
+      out_.push_back(' ');
+      AppendList(it->second->shape_index(), &out_);
+    }
+    out_.push_back('}');
   }
 
   const xla::HloModuleProto& module_;
