@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "exec/fake_data.h"
+#include "exec/platform.h"
 #include "exec/strings.h"
 #include "hlo/attributes.h"
 
@@ -83,6 +84,7 @@ struct RunOutput {
   Value result;  // participant 0
   std::vector<InstructionStats> stats;
   Id first_nonfinite = kNone;
+  std::string extras;  // a device backend's EncodeRunExtras
 };
 
 RunOutput RunHere(const ParsedFile& file, Id module,
@@ -92,6 +94,28 @@ RunOutput RunHere(const ParsedFile& file, Id module,
   SetMemoryLimit(limit);
   EvalOptions eo;
   eo.collect_stats = options.collect_stats;
+  if (options.platform == Platform::kGpu) {
+    std::unique_ptr<Backend> gpu = MakeGpuBackend();
+    if (!gpu) {
+      out.status = absl::FailedPreconditionError("no GPU backend in this build");
+      return out;
+    }
+    BackendOptions bo;
+    bo.eval = eo;
+    bo.compare_with_cpu = options.compare_with_cpu;
+    bo.atol = options.atol;
+    bo.rtol = options.rtol;
+    auto run = gpu->Run(file, module, args, bo);
+    if (!run.ok()) {
+      out.status = run.status();
+      return out;
+    }
+    out.result = std::move(run->result);
+    out.stats = std::move(run->stats);
+    out.first_nonfinite = run->first_nonfinite;
+    out.extras = EncodeRunExtras(*run);
+    return out;
+  }
   auto r = Evaluate(file, module, {args}, eo);
   if (!r.ok()) {
     out.status = r.status();
@@ -125,6 +149,7 @@ std::string Serialize(const RunOutput& run) {
     w.F64(s.sum);
   }
   w.U64(run.first_nonfinite);
+  w.Str(run.extras);
   return w.out;
 }
 
@@ -149,6 +174,7 @@ bool Deserialize(std::string_view bytes, RunOutput* run, NamedArrays* outputs) {
     run->stats.push_back(s);
   }
   run->first_nonfinite = static_cast<Id>(r.U64());
+  run->extras = r.Str();
   if (!r.ok) return false;
   if (run->status.ok()) {
     auto arrays = DecodeNpz(npz);
@@ -195,7 +221,9 @@ bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& arg
     // AddressSanitizer maps terabytes of shadow memory up front, so an
     // address-space limit kills a sanitized child at its first allocation;
     // there the up-front memory estimate is the only guard.
-    if (!kUnderAddressSanitizer) setrlimit(RLIMIT_AS, &as);
+    // CUDA reserves far more address space than it uses: no limit there.
+    if (!kUnderAddressSanitizer && options.platform != Platform::kGpu)
+      setrlimit(RLIMIT_AS, &as);
     if (options.timeout_seconds > 0) {
       rlimit cpu{};
       // Threads add up CPU time: allow every participant thread its share.
@@ -294,8 +322,13 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     result.error = std::move(message);
     return result;
   };
-  if (options.platform == Platform::kGpu)
-    return refuse("no GPU backend in this build");
+  if (options.platform == Platform::kGpu) {
+    // Asked in a child: this process must not initialize CUDA before it
+    // forks the replay's child.
+    const GpuInfo gpu = QueryGpuInChild();
+    if (!gpu.available()) return refuse(gpu.Describe());
+    result.notes.push_back(Cat("device: ", gpu.Describe()));
+  }
   if (module >= file.modules.size()) return refuse("no such module");
   const int64_t limit =
       options.memory_limit > 0 ? options.memory_limit : DefaultMemoryLimit();
@@ -400,6 +433,23 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     return n;
   };
   for (const InstructionStats& s : run.stats) result.stats.push_back(describe(s));
+  if (!run.extras.empty()) {
+    BackendRun extra;
+    if (!DecodeRunExtras(run.extras, &extra)) {
+      result.notes.push_back("the device run's notes did not decode");
+    } else {
+      for (std::string& n : extra.notes) result.notes.push_back(std::move(n));
+      if (extra.reference) result.reference_outputs = FlattenResult(extra.reference);
+      if (extra.divergence) {
+        DivergenceReport d;
+        d.cpu = describe(extra.divergence->cpu);
+        d.gpu = describe(extra.divergence->device);
+        d.run = extra.divergence->run;
+        d.detail = extra.divergence->detail;
+        result.divergence = std::move(d);
+      }
+    }
+  }
   if (run.first_nonfinite != kNone) {
     InstructionStats s;
     for (const InstructionStats& x : run.stats)

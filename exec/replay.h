@@ -35,6 +35,10 @@ struct ReplayOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Tests only: the child raises this signal instead of evaluating.
   int crash_signal_for_testing = 0;
+  // GPU only: also run the CPU evaluator and find the first instruction
+  // whose values differ by more than atol AND rtol.
+  bool compare_with_cpu = false;
+  double atol = 1e-3, rtol = 1e-3;
 };
 
 enum class ReplayOutcome {
@@ -50,6 +54,14 @@ struct NamedStats {
   int64_t line = 0;    // 1-based
 };
 
+// The first instruction whose values differ between the GPU and the CPU
+// (compare mode), with that run's statistics on each side.
+struct DivergenceReport {
+  NamedStats cpu, gpu;
+  int64_t run = 1;     // which run of the instruction
+  std::string detail;  // "3 of 64 elements differ (first at 5: cpu 1, gpu 1.5; ...)"
+};
+
 struct ReplayResult {
   ReplayOutcome outcome = ReplayOutcome::kOk;
   std::string error;
@@ -58,6 +70,8 @@ struct ReplayResult {
   std::vector<NamedStats> stats;  // execution order
   std::optional<NamedStats> first_nonfinite;
   std::vector<std::string> notes;  // fake-data constraints, elided constants
+  NamedArrays reference_outputs;  // compare mode: the CPU run's outputs
+  std::optional<DivergenceReport> divergence;
   int64_t participants = 1;
   int64_t estimated_bytes = 0;
   int64_t memory_limit = 0;
