@@ -62,10 +62,11 @@ absl::StatusOr<SymbolQuery> SymbolQuery::Parse(std::string_view text) {
       RE2::Options options;
       options.set_log_errors(false);
       options.set_max_mem(64 << 20);
-      query.regex_ = std::make_unique<RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+      query.regex_ = std::make_unique<RE2>(
+          re2::StringPiece(pattern.data(), pattern.size()), options);
       if (!query.regex_->ok()) {
-        return absl::InvalidArgumentError("bad regex /" + pattern + "/: " +
-                                          query.regex_->error());
+        return absl::InvalidArgumentError("bad regex /" + pattern +
+                                          "/: " + query.regex_->error());
       }
       pos = i + 1;
       continue;
@@ -158,6 +159,14 @@ std::optional<double> SymbolQuery::NameScore(std::string_view name,
   return score;
 }
 
+bool SymbolQuery::PassesOpcode(std::string_view opcode) const {
+  return NameMatches(opcodes_, opcode);
+}
+
+bool SymbolQuery::PassesModule(std::string_view module) const {
+  return NameMatches(modules_, module);
+}
+
 SymbolQuery::FilePrep SymbolQuery::Prepare(const FileSymbols& file) const {
   FilePrep prep;
   if (!opcodes_.empty()) {
@@ -183,8 +192,8 @@ bool SymbolQuery::PassesFilters(const FileSymbols& file, const Symbol& symbol,
   if (kinds_ != 0 && (kinds_ & (1u << static_cast<int>(symbol.kind))) == 0) {
     return false;
   }
-  if (!opcodes_.empty() &&
-      (symbol.opcode >= prep.string_ok.size() || !prep.string_ok[symbol.opcode])) {
+  if (!opcodes_.empty() && (symbol.opcode >= prep.string_ok.size() ||
+                            !prep.string_ok[symbol.opcode])) {
     return false;
   }
   if (!modules_.empty()) {

@@ -46,6 +46,15 @@ class SymbolQuery {
                                   double floor = -1e300) const;
   // ... and the per-symbol filters (kind, op, module), with per-file work
   // done once by Prepare.
+  // The filters one at a time, for callers that keep strings interned.
+  bool PassesKind(SymbolKind kind) const {
+    return kinds_ == 0 || (kinds_ & (1u << static_cast<int>(kind))) != 0;
+  }
+  bool has_opcode_filter() const { return !opcodes_.empty(); }
+  bool PassesOpcode(std::string_view opcode) const;
+  bool has_module_filter() const { return !modules_.empty(); }
+  bool PassesModule(std::string_view module) const;
+
   struct FilePrep {
     std::vector<char> string_ok;  // per FileSymbols::strings id (op: filter)
     std::vector<std::pair<uint32_t, bool>> module_ok;  // module symbol -> ok

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
@@ -18,39 +19,102 @@
 namespace hlo::index {
 namespace {
 
-constexpr char kMagic[8] = {'H', 'L', 'O', 'I', 'D', 'X', 'S', '\0'};
-constexpr uint32_t kVersion = 2;  // bump when Symbol or the layout changes
-
-// The path is padded to 8 bytes so that the tables after it are aligned.
-uint64_t PaddedPathSize(uint64_t size) { return (size + 7) & ~uint64_t{7}; }
-constexpr uint32_t kFlagIsHlo = 1;
+constexpr char kMagic[8] = {'H', 'L', 'O', 'I', 'D', 'X', 'F', '\0'};
+constexpr uint32_t kVersion = 3;  // bump when Record or the layout changes
 
 struct Header {
   char magic[8];
   uint32_t version;
-  uint32_t flags;
+  uint32_t reserved;
+  uint64_t payload_size;
+  uint64_t payload_hash;  // XXH3 of the payload
+  uint64_t header_hash;   // XXH3 of the header up to here
+};
+static_assert(sizeof(Header) == 40);
+
+struct Counts {
+  uint32_t folder_size, file_count, name_count, name_arena, other_count,
+      other_arena, block_count, record_count, use_count, module_count,
+      path_arena, reserved;
+};
+
+struct FileRecord {
   uint64_t size;
   int64_t mtime_ns;
   uint64_t inode;
   uint64_t content_hash;
-  uint32_t path_size;
-  uint32_t symbol_count;
-  uint32_t string_count;
-  uint32_t pool_size;
-  uint64_t payload_hash;  // XXH3 of path + payload
-  uint64_t header_hash;   // XXH3 of the header up to here
+  uint32_t path_offset, path_size, uses_begin, uses_count, modules_begin,
+      modules_count, symbol_count, flags;
 };
-static_assert(sizeof(Header) == 80);
+static_assert(sizeof(FileRecord) == 64);
+constexpr uint32_t kFileIsHlo = 1;
 
-template <typename T>
-void Append(std::string* out, std::span<const T> v) {
-  out->append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+size_t Pad8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+class Writer {
+ public:
+  template <typename T>
+  void Put(std::span<const T> v) {
+    Raw(v.data(), v.size() * sizeof(T));
+  }
+  void Put(std::string_view s) { Raw(s.data(), s.size()); }
+  template <typename T>
+  void PutOne(const T& v) {
+    Raw(&v, sizeof(T));
+  }
+  std::string& bytes() { return bytes_; }
+
+ private:
+  void Raw(const void* p, size_t n) {
+    bytes_.append(static_cast<const char*>(p), n);
+    bytes_.resize(Pad8(bytes_.size()), '\0');
+  }
+  std::string bytes_;
+};
+
+// Reads aligned sections; fails (ok() false) on any overrun.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  template <typename T>
+  std::span<const T> Take(uint64_t count) {
+    uint64_t n = count * sizeof(T);
+    if (!ok_ || count > bytes_.size() || n > bytes_.size() - pos_) {
+      ok_ = false;
+      return {};
+    }
+    const T* p = reinterpret_cast<const T*>(bytes_.data() + pos_);
+    pos_ = Pad8(pos_ + n);
+    if (pos_ > bytes_.size()) pos_ = bytes_.size();
+    return std::span<const T>(p, count);
+  }
+  std::string_view TakeString(uint64_t size) {
+    std::span<const char> s = Take<char>(size);
+    return std::string_view(s.data(), s.size());
+  }
+  bool ok() const { return ok_; }
+  bool at_end() const { return pos_ == bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+bool OffsetsOk(std::span<const uint32_t> offsets, uint64_t arena) {
+  if (offsets.empty() || offsets[0] != 0 || offsets.back() != arena) {
+    return false;
+  }
+  for (size_t i = 1; i < offsets.size(); ++i) {
+    if (offsets[i] < offsets[i - 1]) return false;
+  }
+  return true;
 }
 
-// A read-only mapping of a shard (no zero-fill, no extra copy).
-class MappedShard {
+// A read-only mapping of a whole file.
+class Mapping {
  public:
-  explicit MappedShard(const std::string& path) {
+  explicit Mapping(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     struct stat st;
@@ -64,7 +128,7 @@ class MappedShard {
     }
     ::close(fd);
   }
-  ~MappedShard() {
+  ~Mapping() {
     if (data_ != nullptr) ::munmap(data_, size_);
   }
   bool ok() const { return data_ != nullptr; }
@@ -89,12 +153,16 @@ absl::StatusOr<FileKey> StatFile(const std::filesystem::path& path) {
     return absl::InvalidArgumentError(path.string() + ": not a regular file");
   }
   FileKey key;
-  std::error_code ec;
-  std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-  key.path = (ec ? path : absolute).lexically_normal().string();
+  if (path.is_absolute()) {
+    key.path = path.lexically_normal().string();
+  } else {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    key.path = (ec ? path : absolute).lexically_normal().string();
+  }
   key.size = static_cast<uint64_t>(st.st_size);
-  key.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                 st.st_mtim.tv_nsec;
+  key.mtime_ns =
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   key.inode = static_cast<uint64_t>(st.st_ino);
   return key;
 }
@@ -103,99 +171,211 @@ uint64_t ContentHash(std::string_view bytes) {
   return XXH3_64bits(bytes.data(), bytes.size());
 }
 
-std::string EncodeShard(const FileKey& key, const IndexedFile& file) {
-  const FileSymbols& s = file.symbols;
+std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
+                              std::span<const CachedFile> files) {
+  // Renumber the blocks and strings the files use, in their old order.
+  std::vector<uint32_t> block_map(store.block_count(), kNoRef);
+  std::vector<uint32_t> name_map(store.names().size(), kNoRef);
+  std::vector<uint32_t> other_map(store.others().size(), kNoRef);
+  for (const CachedFile& f : files) {
+    for (const BlockUse& u : f.uses) block_map[u.block] = 0;
+    for (const auto& m : f.modules) name_map[m.second] = 0;
+  }
+  uint32_t blocks = 0, records = 0;
+  for (uint32_t b = 0; b < block_map.size(); ++b) {
+    if (block_map[b] == kNoRef) continue;
+    block_map[b] = blocks++;
+    for (const Record& r : store.Block(b)) {
+      ++records;
+      name_map[r.name] = 0;
+      if (r.shape != kNoRef) other_map[r.shape] = 0;
+      if (r.opcode != kNoRef) other_map[r.opcode] = 0;
+    }
+  }
+  auto renumber = [](std::vector<uint32_t>* map, const StringTable& table,
+                     std::vector<uint32_t>* offsets, std::string* arena) {
+    offsets->push_back(0);
+    for (uint32_t i = 0; i < map->size(); ++i) {
+      if ((*map)[i] == kNoRef) continue;
+      (*map)[i] = static_cast<uint32_t>(offsets->size() - 1);
+      arena->append(table.Get(i));
+      offsets->push_back(static_cast<uint32_t>(arena->size()));
+    }
+  };
+  std::vector<uint32_t> name_offsets, other_offsets;
+  std::string name_arena, other_arena;
+  renumber(&name_map, store.names(), &name_offsets, &name_arena);
+  renumber(&other_map, store.others(), &other_offsets, &other_arena);
+
+  std::vector<uint32_t> block_begin;
+  std::vector<Record> out_records;
+  block_begin.reserve(blocks + 1);
+  out_records.reserve(records);
+  block_begin.push_back(0);
+  for (uint32_t b = 0; b < block_map.size(); ++b) {
+    if (block_map[b] == kNoRef) continue;
+    for (Record r : store.Block(b)) {
+      r.name = name_map[r.name];
+      if (r.shape != kNoRef) r.shape = other_map[r.shape];
+      if (r.opcode != kNoRef) r.opcode = other_map[r.opcode];
+      out_records.push_back(r);
+    }
+    block_begin.push_back(static_cast<uint32_t>(out_records.size()));
+  }
+  std::vector<FileRecord> file_records;
+  std::vector<BlockUse> uses;
+  std::vector<std::pair<uint32_t, uint32_t>> modules;
+  std::string paths;
+  for (const CachedFile& f : files) {
+    FileRecord fr;
+    std::memset(&fr, 0, sizeof(fr));
+    fr.size = f.key.size;
+    fr.mtime_ns = f.key.mtime_ns;
+    fr.inode = f.key.inode;
+    fr.content_hash = f.content_hash;
+    fr.path_offset = static_cast<uint32_t>(paths.size());
+    fr.path_size = static_cast<uint32_t>(f.key.path.size());
+    paths += f.key.path;
+    fr.uses_begin = static_cast<uint32_t>(uses.size());
+    fr.uses_count = static_cast<uint32_t>(f.uses.size());
+    for (BlockUse u : f.uses) {
+      u.block = block_map[u.block];
+      uses.push_back(u);
+    }
+    fr.modules_begin = static_cast<uint32_t>(modules.size());
+    fr.modules_count = static_cast<uint32_t>(f.modules.size());
+    for (auto m : f.modules) {
+      m.second = name_map[m.second];
+      modules.push_back(m);
+    }
+    fr.symbol_count = f.symbol_count;
+    fr.flags = f.is_hlo ? kFileIsHlo : 0;
+    file_records.push_back(fr);
+  }
+  Counts c;
+  std::memset(&c, 0, sizeof(c));
+  c.folder_size = static_cast<uint32_t>(folder.size());
+  c.file_count = static_cast<uint32_t>(file_records.size());
+  c.name_count = static_cast<uint32_t>(name_offsets.size() - 1);
+  c.name_arena = static_cast<uint32_t>(name_arena.size());
+  c.other_count = static_cast<uint32_t>(other_offsets.size() - 1);
+  c.other_arena = static_cast<uint32_t>(other_arena.size());
+  c.block_count = blocks;
+  c.record_count = records;
+  c.use_count = static_cast<uint32_t>(uses.size());
+  c.module_count = static_cast<uint32_t>(modules.size());
+  c.path_arena = static_cast<uint32_t>(paths.size());
+
+  Writer w;
+  w.bytes().resize(sizeof(Header));
+  w.PutOne(c);
+  w.Put(folder);
+  w.Put(std::span<const uint32_t>(name_offsets));
+  w.Put(name_arena);
+  w.Put(std::span<const uint32_t>(other_offsets));
+  w.Put(other_arena);
+  w.Put(std::span<const uint32_t>(block_begin));
+  w.Put(std::span<const Record>(out_records));
+  w.Put(std::span<const FileRecord>(file_records));
+  w.Put(std::span<const BlockUse>(uses));
+  w.Put(std::span<const std::pair<uint32_t, uint32_t>>(modules));
+  w.Put(paths);
+  std::string& out = w.bytes();
   Header h;
   std::memset(&h, 0, sizeof(h));
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.version = kVersion;
-  h.flags = file.is_hlo ? kFlagIsHlo : 0;
-  h.size = key.size;
-  h.mtime_ns = key.mtime_ns;
-  h.inode = key.inode;
-  h.content_hash = file.content_hash;
-  h.path_size = static_cast<uint32_t>(key.path.size());
-  h.symbol_count = static_cast<uint32_t>(s.symbols.size());
-  h.string_count = static_cast<uint32_t>(s.strings.size());
-  h.pool_size = static_cast<uint32_t>(s.pool.size());
-  std::string body;
-  body.reserve(key.path.size() + s.symbols.size() * sizeof(Symbol) +
-               s.strings.size() * sizeof(PoolRef) + s.pool.size());
-  body.append(key.path);
-  body.resize(PaddedPathSize(key.path.size()), '\0');
-  Append(&body, s.symbols);
-  Append(&body, s.strings);
-  body.append(s.pool);
-  h.payload_hash = XXH3_64bits(body.data(), body.size());
+  h.payload_size = out.size() - sizeof(Header);
+  h.payload_hash = XXH3_64bits(out.data() + sizeof(Header), h.payload_size);
   h.header_hash = XXH3_64bits(&h, offsetof(Header, header_hash));
-  std::string out(reinterpret_cast<const char*>(&h), sizeof(h));
-  out += body;
-  return out;
+  std::memcpy(out.data(), &h, sizeof(h));
+  return std::move(out);
 }
 
-std::optional<IndexedFile> DecodeShard(std::string_view bytes,
-                                       const FileKey& key,
-                                       std::shared_ptr<const void> storage) {
-  if (bytes.size() < sizeof(Header)) return std::nullopt;
+std::optional<FolderCache> DecodeFolderCache(
+    std::string_view bytes, std::shared_ptr<const void> storage) {
+  if (bytes.size() < sizeof(Header) ||
+      (reinterpret_cast<uintptr_t>(bytes.data()) & 7) != 0) {
+    return std::nullopt;
+  }
   Header h;
   std::memcpy(&h, bytes.data(), sizeof(h));
   if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 ||
       h.version != kVersion ||
-      h.header_hash != XXH3_64bits(&h, offsetof(Header, header_hash))) {
+      h.header_hash != XXH3_64bits(&h, offsetof(Header, header_hash)) ||
+      h.payload_size != bytes.size() - sizeof(Header)) {
     return std::nullopt;
   }
-  uint64_t expected = sizeof(Header) + PaddedPathSize(h.path_size) +
-                      uint64_t{h.symbol_count} * sizeof(Symbol) +
-                      uint64_t{h.string_count} * sizeof(PoolRef) + h.pool_size;
-  if (bytes.size() != expected) return std::nullopt;
-  std::string_view body = bytes.substr(sizeof(Header));
-  if (h.payload_hash != XXH3_64bits(body.data(), body.size())) {
+  std::string_view payload = bytes.substr(sizeof(Header));
+  if (h.payload_hash != XXH3_64bits(payload.data(), payload.size())) {
     return std::nullopt;
   }
-  if (body.substr(0, h.path_size) != key.path || h.size != key.size ||
-      h.mtime_ns != key.mtime_ns || h.inode != key.inode) {
+  Reader r(payload);
+  std::span<const Counts> counts = r.Take<Counts>(1);
+  if (!r.ok()) return std::nullopt;
+  const Counts c = counts[0];
+  FolderCache out;
+  out.folder = std::string(r.TakeString(c.folder_size));
+  out.name_offsets = r.Take<uint32_t>(uint64_t{c.name_count} + 1);
+  out.name_arena = r.TakeString(c.name_arena);
+  out.other_offsets = r.Take<uint32_t>(uint64_t{c.other_count} + 1);
+  out.other_arena = r.TakeString(c.other_arena);
+  out.block_begin = r.Take<uint32_t>(uint64_t{c.block_count} + 1);
+  out.records = r.Take<Record>(c.record_count);
+  std::span<const FileRecord> files = r.Take<FileRecord>(c.file_count);
+  std::span<const BlockUse> uses = r.Take<BlockUse>(c.use_count);
+  std::span<const std::pair<uint32_t, uint32_t>> modules =
+      r.Take<std::pair<uint32_t, uint32_t>>(c.module_count);
+  std::string_view paths = r.TakeString(c.path_arena);
+  if (!r.ok() || !r.at_end()) return std::nullopt;
+  // Every id and range in bounds, so that even a shard that passed the
+  // checksum by accident cannot make us read wild.
+  if (!OffsetsOk(out.name_offsets, c.name_arena) ||
+      !OffsetsOk(out.other_offsets, c.other_arena) ||
+      !OffsetsOk(out.block_begin, c.record_count)) {
     return std::nullopt;
   }
-  IndexedFile file;
-  file.is_hlo = (h.flags & kFlagIsHlo) != 0;
-  file.content_hash = h.content_hash;
-  // The tables are used in place (aligned: see PaddedPathSize); `storage`
-  // keeps the bytes alive.
-  if ((reinterpret_cast<uintptr_t>(body.data()) & 7) != 0) return std::nullopt;
-  const char* p = body.data() + PaddedPathSize(h.path_size);
-  file.symbols.symbols = std::span<const Symbol>(
-      reinterpret_cast<const Symbol*>(p), h.symbol_count);
-  p += h.symbol_count * sizeof(Symbol);
-  file.symbols.strings = std::span<const PoolRef>(
-      reinterpret_cast<const PoolRef*>(p), h.string_count);
-  p += h.string_count * sizeof(PoolRef);
-  file.symbols.pool = std::string_view(p, h.pool_size);
-  file.symbols.storage = std::move(storage);
-  file.symbols.storage_bytes = bytes.size();
-  // Every reference must stay inside the pool and the tables, so a shard
-  // that passed the checksum by accident still cannot make us read wild.
-  auto ref_ok = [&](PoolRef r) {
-    return uint64_t{r.offset} + r.size <= h.pool_size;
-  };
-  for (const PoolRef& r : file.symbols.strings) {
-    if (!ref_ok(r)) return std::nullopt;
-  }
-  for (const Symbol& s : file.symbols.symbols) {
-    if (!ref_ok(s.name) ||
-        (s.module != kNoRef && s.module >= h.symbol_count) ||
-        (s.opcode != kNoRef && s.opcode >= h.string_count) ||
-        (s.shape != kNoRef && s.shape >= h.string_count) ||
-        static_cast<int>(s.kind) >= kSymbolKindCount) {
+  for (const Record& rec : out.records) {
+    if (rec.name >= c.name_count ||
+        (rec.shape != kNoRef && rec.shape >= c.other_count) ||
+        (rec.opcode != kNoRef && rec.opcode >= c.other_count) ||
+        rec.kind >= kSymbolKindCount) {
       return std::nullopt;
     }
   }
-  return file;
+  for (const BlockUse& u : uses) {
+    if (u.block >= c.block_count) return std::nullopt;
+  }
+  for (const auto& m : modules) {
+    if (m.second >= c.name_count) return std::nullopt;
+  }
+  out.files.reserve(files.size());
+  for (const FileRecord& fr : files) {
+    if (uint64_t{fr.path_offset} + fr.path_size > paths.size() ||
+        uint64_t{fr.uses_begin} + fr.uses_count > uses.size() ||
+        uint64_t{fr.modules_begin} + fr.modules_count > modules.size()) {
+      return std::nullopt;
+    }
+    CachedFile f;
+    f.key.path = std::string(paths.substr(fr.path_offset, fr.path_size));
+    f.key.size = fr.size;
+    f.key.mtime_ns = fr.mtime_ns;
+    f.key.inode = fr.inode;
+    f.content_hash = fr.content_hash;
+    f.is_hlo = (fr.flags & kFileIsHlo) != 0;
+    f.symbol_count = fr.symbol_count;
+    f.uses = uses.subspan(fr.uses_begin, fr.uses_count);
+    f.modules = modules.subspan(fr.modules_begin, fr.modules_count);
+    out.files.push_back(std::move(f));
+  }
+  out.storage = std::move(storage);
+  return out;
 }
 
-ShardStore::ShardStore(std::filesystem::path dir)
-    : dir_(std::move(dir) / absl::StrCat("shards-v", kVersion)) {}
+CacheStore::CacheStore(std::filesystem::path dir)
+    : dir_(std::move(dir) / absl::StrCat("index-v", kVersion)) {}
 
-std::filesystem::path ShardStore::DefaultDir() {
+std::filesystem::path CacheStore::DefaultDir() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg != nullptr && xdg[0] == '/') {
     return std::filesystem::path(xdg) / "hlo-lsp";
@@ -207,47 +387,32 @@ std::filesystem::path ShardStore::DefaultDir() {
   return {};
 }
 
-std::filesystem::path ShardStore::ShardPath(std::string_view file_path) const {
-  uint64_t h = XXH3_64bits(file_path.data(), file_path.size());
-  return dir_ / absl::StrFormat("%016x.shard", h);
+std::filesystem::path CacheStore::PathFor(std::string_view folder) const {
+  uint64_t h = XXH3_64bits(folder.data(), folder.size());
+  return dir_ / absl::StrFormat("%016x.idx", h);
 }
 
-ShardStore::LoadResult ShardStore::Load(const FileKey& key,
-                                        IndexedFile* out) const {
-  auto mapped = std::make_shared<MappedShard>(ShardPath(key.path).string());
+CacheStore::LoadResult CacheStore::Load(std::string_view folder,
+                                        FolderCache* out) const {
+  auto mapped = std::make_shared<Mapping>(PathFor(folder).string());
   if (!mapped->ok()) return LoadResult::kMiss;
   std::string_view bytes = mapped->bytes();
-  std::optional<IndexedFile> file = DecodeShard(bytes, key, mapped);
-  if (!file) {
-    // Tell a shard for an older version of the file from a damaged one.
-    if (bytes.size() >= sizeof(Header)) {
-      Header h;
-      std::memcpy(&h, bytes.data(), sizeof(h));
-      if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) == 0 &&
-          h.version == kVersion &&
-          h.header_hash == XXH3_64bits(&h, offsetof(Header, header_hash)) &&
-          (h.size != key.size || h.mtime_ns != key.mtime_ns ||
-           h.inode != key.inode)) {
-        return LoadResult::kStale;
-      }
-    }
-    return LoadResult::kCorrupt;
-  }
-  *out = std::move(*file);
+  std::optional<FolderCache> cache = DecodeFolderCache(bytes, mapped);
+  if (!cache || cache->folder != folder) return LoadResult::kCorrupt;
+  *out = std::move(*cache);
   return LoadResult::kHit;
 }
 
-absl::Status ShardStore::Save(const FileKey& key,
-                              const IndexedFile& file) const {
+absl::Status CacheStore::Save(std::string_view folder,
+                              std::string_view bytes) const {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return absl::UnavailableError(dir_.string() + ": " + ec.message());
-  std::string bytes = EncodeShard(key, file);
-  std::filesystem::path target = ShardPath(key.path);
-  // Write then rename, so that a reader never sees half a shard.
-  std::string temp = absl::StrCat(
-      target.string(), ".tmp.", ::getpid(), ".",
-      std::hash<std::thread::id>()(std::this_thread::get_id()));
+  std::filesystem::path target = PathFor(folder);
+  // Write then rename, so that a reader never sees half a file.
+  std::string temp =
+      absl::StrCat(target.string(), ".tmp.", ::getpid(), ".",
+                   std::hash<std::thread::id>()(std::this_thread::get_id()));
   int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     return absl::UnavailableError(temp + ": " + std::strerror(errno));

@@ -1,19 +1,25 @@
-// Persisted per-file index shards under $XDG_CACHE_HOME/hlo-lsp/. A shard is
-// keyed by path, size, mtime and inode, carries the xxhash of the content it
-// was built from, and is versioned and checksummed: anything that does not
-// verify is a miss (and gets rebuilt), never trusted.
+// The persisted index under $XDG_CACHE_HOME/hlo-lsp/: one file per
+// workspace folder holding that folder's SymbolStore sections (interned
+// strings, deduplicated blocks) and a table of its files, each keyed by
+// path, size, mtime and inode with the xxhash of the content it was built
+// from. A warm start is one mmap, one checksum and one stat per file. The
+// file is versioned and checksummed: anything that does not verify is
+// rebuilt, never trusted.
 #ifndef HLO_LSP_HLO_INDEX_SHARD_H_
 #define HLO_LSP_HLO_INDEX_SHARD_H_
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hlo/index/symbols.h"
+#include "hlo/index/store.h"
 
 namespace hlo::index {
 
@@ -27,36 +33,53 @@ struct FileKey {
 
 absl::StatusOr<FileKey> StatFile(const std::filesystem::path& path);
 
-struct IndexedFile {
-  bool is_hlo = false;        // false: sniffed and found not to be HLO text
-  uint64_t content_hash = 0;  // XXH3-64 of the bytes that were scanned
-  FileSymbols symbols;
-};
-
 uint64_t ContentHash(std::string_view bytes);
 
-// Serialisation (exposed for tests).
-std::string EncodeShard(const FileKey& key, const IndexedFile& file);
-// nullopt when the bytes are not a valid shard for exactly `key`. The
-// result points into `bytes`; `storage` must own them (it is kept).
-std::optional<IndexedFile> DecodeShard(std::string_view bytes,
-                                       const FileKey& key,
-                                       std::shared_ptr<const void> storage);
+// One file of a folder, as saved and as loaded (then the spans point into
+// the mapped cache file).
+struct CachedFile {
+  FileKey key;
+  uint64_t content_hash = 0;
+  bool is_hlo = false;
+  uint32_t symbol_count = 0;
+  std::span<const BlockUse> uses;
+  std::span<const std::pair<uint32_t, uint32_t>> modules;
+};
 
-class ShardStore {
+// A verified folder cache; its spans point into `storage`.
+struct FolderCache {
+  std::string folder;
+  std::string_view name_arena, other_arena;
+  std::span<const uint32_t> name_offsets, other_offsets, block_begin;
+  std::span<const Record> records;
+  std::vector<CachedFile> files;
+  std::shared_ptr<const void> storage;
+};
+
+// Serialisation (exposed for tests). Only the blocks and strings that
+// `files` use are written, renumbered densely.
+std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
+                              std::span<const CachedFile> files);
+// nullopt unless `bytes` are a complete, checksummed cache of this version
+// whose every id and range is in bounds.
+std::optional<FolderCache> DecodeFolderCache(
+    std::string_view bytes, std::shared_ptr<const void> storage);
+
+class CacheStore {
  public:
-  // `dir` is the cache root (e.g. ~/.cache/hlo-lsp); shards go in a
+  // `dir` is the cache root (e.g. ~/.cache/hlo-lsp); files go in a
   // versioned subfolder.
-  explicit ShardStore(std::filesystem::path dir);
+  explicit CacheStore(std::filesystem::path dir);
 
   // $XDG_CACHE_HOME/hlo-lsp, else $HOME/.cache/hlo-lsp; empty if neither.
   static std::filesystem::path DefaultDir();
 
-  enum class LoadResult { kHit, kMiss, kStale, kCorrupt };
-  LoadResult Load(const FileKey& key, IndexedFile* out) const;
-  absl::Status Save(const FileKey& key, const IndexedFile& file) const;
+  enum class LoadResult { kHit, kMiss, kCorrupt };
+  LoadResult Load(std::string_view folder, FolderCache* out) const;
+  // Writes to a temporary file and renames it over the old one.
+  absl::Status Save(std::string_view folder, std::string_view bytes) const;
 
-  std::filesystem::path ShardPath(std::string_view file_path) const;
+  std::filesystem::path PathFor(std::string_view folder) const;
 
  private:
   std::filesystem::path dir_;

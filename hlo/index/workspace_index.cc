@@ -1,6 +1,7 @@
 #include "hlo/index/workspace_index.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,6 @@
 #include <set>
 #include <thread>
 
-#include "absl/container/flat_hash_map.h"
 #include "hlo/index/discovery.h"
 #include "hlo/index/query.h"
 #include "hlo/index/scanner.h"
@@ -21,24 +21,41 @@ namespace hlo::index {
 
 namespace fs = std::filesystem;
 
-struct WorkspaceIndex::Entry {
+struct WorkspaceIndex::FileEntry {
   FileKey key;
   std::string display_path;
-  IndexedFile file;
+  bool is_hlo = false;
+  uint64_t content_hash = 0;
+  uint32_t symbol_count = 0;
+  std::vector<BlockUse> uses;
+  ModuleRanges modules;
   DumpFileName dump;
   std::string module_name;  // first HloModule in the file
 };
 
-struct WorkspaceIndex::NameTable {
+// Derived lookup tables, rebuilt lazily after changes (O(distinct records +
+// block uses)): which records carry a name, and where each block is used.
+struct WorkspaceIndex::Tables {
   uint64_t generation = 0;
-  std::vector<EntryPtr> entries;        // HLO files, sorted by display path
-  std::vector<std::string_view> names;  // distinct, into the entries' pools
-  std::vector<uint16_t> masks;          // NameMask16 of each name
-  // Occurrences of name i: postings[offsets[i] .. offsets[i + 1]), each an
-  // (entry, symbol) pair in entry (= path) then file order.
-  std::vector<uint32_t> offsets;
+  std::vector<uint16_t> masks;  // NameMask16 per name id
+  // Records of name i: postings[post_begin[i] .. post_begin[i + 1]), as
+  // (block, offset in block).
+  std::vector<uint32_t> post_begin;
   std::vector<std::pair<uint32_t, uint32_t>> postings;
+  // Uses of block b: uses[use_begin[b] .. use_begin[b + 1]), as (file id,
+  // use index), in file-path then line order.
+  std::vector<uint32_t> use_begin;
+  std::vector<std::pair<uint32_t, uint32_t>> uses;
+  std::vector<uint32_t> order;  // live HLO files by display path
+  std::vector<uint32_t> rank;   // file id -> position in `order`
   size_t memory = 0;
+};
+
+// What a cache adoption maps: ids in the loaded cache -> ids in the store.
+struct WorkspaceIndex::Adoption {
+  const FolderCache* cache = nullptr;
+  bool identity = false;  // the store was assigned from this cache
+  std::vector<uint32_t> block_map, name_map, other_map;
 };
 
 namespace {
@@ -71,13 +88,13 @@ class MappedFile {
       return false;
     }
     if (size_ == 0) return true;
-    void* data = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    void* data =
+        ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
     if (data == MAP_FAILED) {
       *error = path + ": mmap: " + std::strerror(errno);
       return false;
     }
     data_ = data;
-    ::madvise(data_, size_, MADV_SEQUENTIAL | MADV_WILLNEED);
     return true;
   }
   std::string_view bytes() const {
@@ -92,12 +109,13 @@ class MappedFile {
 };
 
 struct Hit {
-  uint32_t entry;
-  uint32_t symbol;
+  uint32_t file;
+  uint32_t use;
+  uint32_t offset;
   double score;
 };
 
-// Runs `work(i)` for i in [0, count) on up to `threads` threads.
+// Runs `work(thread, i)` for i in [0, count) on up to `threads` threads.
 template <typename Work>
 void ParallelFor(size_t count, size_t threads, Work work) {
   threads = std::max<size_t>(1, std::min(threads, count));
@@ -133,13 +151,13 @@ WorkspaceIndex::WorkspaceIndex(IndexOptions options)
                  ? options_.threads
                  : std::max(1u, std::thread::hardware_concurrency());
   if (options_.use_cache) {
-    fs::path dir = options_.cache_dir.empty() ? ShardStore::DefaultDir()
+    fs::path dir = options_.cache_dir.empty() ? CacheStore::DefaultDir()
                                               : options_.cache_dir;
-    if (!dir.empty()) store_ = std::make_unique<ShardStore>(dir);
+    if (!dir.empty()) cache_ = std::make_unique<CacheStore>(dir);
   }
 }
 
-WorkspaceIndex::~WorkspaceIndex() = default;
+WorkspaceIndex::~WorkspaceIndex() { Persist(/*force=*/true); }
 
 void WorkspaceIndex::Warn(std::string message) {
   std::lock_guard<std::mutex> lock(warnings_mutex_);
@@ -151,75 +169,177 @@ std::vector<std::string> WorkspaceIndex::TakeWarnings() {
   return std::exchange(warnings_, {});
 }
 
-WorkspaceIndex::EntryPtr WorkspaceIndex::IndexOne(const fs::path& path,
-                                                  const FileKey& stat_key) {
-  auto entry = std::make_shared<Entry>();
-  entry->display_path = path.string();
-  entry->key = stat_key;
-  bool loaded = false;
-  if (store_) {
-    switch (store_->Load(stat_key, &entry->file)) {
-      case ShardStore::LoadResult::kHit:
-        loaded = true;
-        ++shards_loaded_;
-        break;
-      case ShardStore::LoadResult::kStale:
-        ++shards_stale_;
-        break;
-      case ShardStore::LoadResult::kCorrupt:
-        ++shards_corrupt_;
-        break;
-      case ShardStore::LoadResult::kMiss:
-        break;
+void WorkspaceIndex::PutFile(std::unique_ptr<FileEntry> entry) {
+  MarkDirty(entry->key.path);
+  auto [it, inserted] = by_path_.try_emplace(entry->key.path, 0);
+  if (!inserted) {
+    files_[it->second] = std::move(entry);
+  } else {
+    uint32_t id;
+    if (!free_ids_.empty()) {
+      id = free_ids_.back();
+      free_ids_.pop_back();
+      files_[id] = std::move(entry);
+    } else {
+      id = static_cast<uint32_t>(files_.size());
+      files_.push_back(std::move(entry));
     }
+    it->second = id;
   }
-  if (!loaded) {
-    MappedFile mapped;
-    std::string error;
-    if (!mapped.Open(stat_key.path, &entry->key, &error)) {
-      Warn(error);
-      return nullptr;
-    }
-    std::string_view bytes = mapped.bytes();
-    entry->file = IndexedFile();
-    entry->file.is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
-    if (entry->file.is_hlo) entry->file.symbols = ScanSymbols(bytes);
-    entry->file.content_hash = ContentHash(bytes);
-    ++files_scanned_;
-    if (store_) {
-      absl::Status saved = store_->Save(entry->key, entry->file);
-      if (!saved.ok()) Warn(std::string(saved.message()));
-    }
-  }
-  for (const Symbol& s : entry->file.symbols.symbols) {
-    if (s.kind == SymbolKind::kModule) {
-      entry->module_name = std::string(entry->file.symbols.Name(s));
-      break;
-    }
-  }
-  entry->dump =
-      ParseDumpFileName(path.filename().string(), entry->module_name);
-  return entry;
+  Changed();
 }
 
-void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files) {
-  std::vector<EntryPtr> results(files.size());
+void WorkspaceIndex::EraseFile(const std::string& path) {
+  auto it = by_path_.find(path);
+  if (it == by_path_.end()) return;
+  MarkDirty(path);
+  files_[it->second].reset();
+  free_ids_.push_back(it->second);
+  by_path_.erase(it);
+  Changed();
+}
+
+void WorkspaceIndex::MarkDirty(std::string_view path) {
+  for (Folder& f : folders_) {
+    if (IsUnder(path, f.path)) f.dirty = true;
+  }
+}
+
+uint32_t WorkspaceIndex::AdoptName(Adoption* a, uint32_t name) {
+  if (a->identity) return name;
+  uint32_t& mapped = a->name_map[name];
+  if (mapped == kNoRef) {
+    const FolderCache& c = *a->cache;
+    mapped = store_.names().Intern(c.name_arena.substr(
+        c.name_offsets[name], c.name_offsets[name + 1] - c.name_offsets[name]));
+  }
+  return mapped;
+}
+
+uint32_t WorkspaceIndex::AdoptBlock(Adoption* a, uint32_t block) {
+  if (a->identity) return block;
+  uint32_t& mapped = a->block_map[block];
+  if (mapped != kNoRef) return mapped;
+  const FolderCache& c = *a->cache;
+  auto other = [&](uint32_t id) {
+    if (id == kNoRef) return kNoRef;
+    uint32_t& m = a->other_map[id];
+    if (m == kNoRef) {
+      m = store_.others().Intern(c.other_arena.substr(
+          c.other_offsets[id], c.other_offsets[id + 1] - c.other_offsets[id]));
+    }
+    return m;
+  };
+  std::vector<Record> records(c.records.begin() + c.block_begin[block],
+                              c.records.begin() + c.block_begin[block + 1]);
+  for (Record& r : records) {
+    r.name = AdoptName(a, r.name);
+    r.shape = other(r.shape);
+    r.opcode = other(r.opcode);
+  }
+  mapped = store_.AddBlock(records);
+  return mapped;
+}
+
+void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
+                                const FolderCache* cache) {
+  // The loaded cache, by path; adopted into an empty store as it is.
+  absl::flat_hash_map<std::string_view, const CachedFile*> cached;
+  Adoption adoption;
+  if (cache != nullptr) {
+    cached.reserve(cache->files.size());
+    for (const CachedFile& f : cache->files) cached[f.key.path] = &f;
+    adoption.cache = cache;
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    if (store_.empty()) {
+      store_.Assign(cache->name_arena, cache->name_offsets, cache->other_arena,
+                    cache->other_offsets, cache->block_begin, cache->records);
+      adoption.identity = true;
+    } else {
+      adoption.block_map.assign(cache->block_begin.size() - 1, kNoRef);
+      adoption.name_map.assign(cache->name_offsets.size() - 1, kNoRef);
+      adoption.other_map.assign(cache->other_offsets.size() - 1, kNoRef);
+    }
+  }
   std::vector<char> missing(files.size(), 0);
   std::atomic<size_t> done{0};
   size_t step = std::max<size_t>(1, files.size() / 100);
   ParallelFor(files.size(), threads_, [&](size_t, size_t i) {
     absl::StatusOr<FileKey> key = StatFile(files[i]);
+    bool unchanged = false;
     if (!key.ok()) {
       missing[i] = 1;
     } else {
       std::shared_lock<std::shared_mutex> lock(mutex_);
-      auto it = files_.find(key->path);
-      if (it != files_.end() && it->second->key == *key) {
-        results[i] = it->second;  // unchanged since it was indexed
-      }
+      auto it = by_path_.find(key->path);
+      unchanged = it != by_path_.end() && files_[it->second]->key == *key;
     }
-    if (key.ok() && !results[i]) {
-      results[i] = IndexOne(files[i], *key);
+    if (key.ok() && !unchanged) {
+      auto entry = std::make_unique<FileEntry>();
+      entry->display_path = files[i].string();
+      entry->key = *key;
+      const CachedFile* hit = nullptr;
+      if (auto it = cached.find(key->path); it != cached.end()) {
+        if (it->second->key == *key) {
+          hit = it->second;
+        } else {
+          ++shards_stale_;
+        }
+      }
+      FileSymbols symbols;
+      std::vector<PreparedBlock> blocks;
+      bool ok = true;
+      if (hit == nullptr) {
+        MappedFile mapped;
+        std::string error;
+        if (!mapped.Open(key->path, &entry->key, &error)) {
+          Warn(error);
+          ok = false;
+        } else {
+          std::string_view bytes = mapped.bytes();
+          entry->is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
+          if (entry->is_hlo) {
+            symbols = ScanSymbols(bytes);
+            blocks = PrepareBlocks(symbols);
+          }
+          entry->content_hash = ContentHash(bytes);
+          entry->symbol_count = static_cast<uint32_t>(symbols.symbols.size());
+          for (const Symbol& s : symbols.symbols) {
+            if (s.kind == SymbolKind::kModule) {
+              entry->module_name = std::string(symbols.Name(s));
+              break;
+            }
+          }
+          ++files_scanned_;
+        }
+      }
+      if (ok) {
+        std::unique_lock<std::shared_mutex> lock(mutex_);
+        if (hit != nullptr) {
+          entry->is_hlo = hit->is_hlo;
+          entry->content_hash = hit->content_hash;
+          entry->symbol_count = hit->symbol_count;
+          entry->uses.reserve(hit->uses.size());
+          for (BlockUse u : hit->uses) {
+            u.block = AdoptBlock(&adoption, u.block);
+            entry->uses.push_back(u);
+          }
+          for (auto [first, name] : hit->modules) {
+            entry->modules.push_back({first, AdoptName(&adoption, name)});
+          }
+          if (!entry->modules.empty()) {
+            entry->module_name =
+                std::string(store_.names().Get(entry->modules[0].second));
+          }
+          ++shards_loaded_;
+        } else {
+          store_.Merge(symbols, blocks, &entry->uses, &entry->modules);
+        }
+        entry->uses.shrink_to_fit();
+        entry->dump =
+            ParseDumpFileName(files[i].filename().string(), entry->module_name);
+        PutFile(std::move(entry));
+      }
     }
     size_t n = done.fetch_add(1) + 1;
     if (options_.progress && (n % step == 0 || n == files.size())) {
@@ -227,92 +347,74 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files) {
       options_.progress(IndexProgress{n, files.size()});
     }
   });
-  {
-    std::unique_lock<std::shared_mutex> lock(mutex_);
-    for (size_t i = 0; i < files.size(); ++i) {
-      if (results[i]) {
-        files_[results[i]->key.path] = results[i];
-      } else if (missing[i]) {
-        files_.erase(AbsoluteNormal(files[i]));
-      }
-    }
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (missing[i]) EraseFile(AbsoluteNormal(files[i]));
   }
-  Changed();
-}
-
-void WorkspaceIndex::Changed() {
-  ++generation_;
-  // Build the name table now, so that the next query does not wait for it.
-  if (options_.name_table) CurrentNameTable();
-}
-
-std::shared_ptr<const WorkspaceIndex::NameTable>
-WorkspaceIndex::CurrentNameTable() const {
-  std::lock_guard<std::mutex> lock(table_mutex_);
-  uint64_t generation = generation_;
-  if (table_ && table_->generation == generation) return table_;
-  auto table = std::make_shared<NameTable>();
-  table->generation = generation;
-  table->entries = Snapshot();
-  size_t total = 0;
-  for (const EntryPtr& e : table->entries) total += e->file.symbols.symbols.size();
-  absl::flat_hash_map<std::string_view, uint32_t> ids;
-  ids.reserve(total / 4 + 16);
-  std::vector<uint32_t> symbol_ids(total);  // name id of every symbol
-  std::vector<uint32_t> counts;
-  size_t n = 0;
-  for (size_t e = 0; e < table->entries.size(); ++e) {
-    const FileSymbols& file = table->entries[e]->file.symbols;
-    for (size_t k = 0; k < file.symbols.size(); ++k, ++n) {
-      const Symbol& s = file.symbols[k];
-      auto [it, inserted] = ids.try_emplace(
-          file.Name(s), static_cast<uint32_t>(table->names.size()));
-      if (inserted) {
-        table->names.push_back(it->first);
-        table->masks.push_back(s.name_mask);
-        counts.push_back(0);
-      }
-      symbol_ids[n] = it->second;
-      ++counts[it->second];
-    }
-  }
-  table->offsets.resize(table->names.size() + 1);
-  for (size_t i = 0; i < counts.size(); ++i) {
-    table->offsets[i + 1] = table->offsets[i] + counts[i];
-  }
-  table->postings.resize(total);
-  std::vector<uint32_t> fill(table->offsets.begin(), table->offsets.end() - 1);
-  n = 0;
-  for (size_t e = 0; e < table->entries.size(); ++e) {
-    size_t count = table->entries[e]->file.symbols.symbols.size();
-    for (size_t k = 0; k < count; ++k, ++n) {
-      table->postings[fill[symbol_ids[n]]++] = {static_cast<uint32_t>(e),
-                                                static_cast<uint32_t>(k)};
-    }
-  }
-  table->memory = table->postings.capacity() * 8 +
-                  table->offsets.capacity() * sizeof(uint32_t) +
-                  table->names.capacity() * sizeof(std::string_view) +
-                  table->masks.capacity() * sizeof(uint16_t);
-  table_ = std::move(table);
-  return table_;
 }
 
 void WorkspaceIndex::AddFolder(const fs::path& folder) {
+  std::string path = AbsoluteNormal(folder);
+  bool is_folder = fs::is_directory(folder);
+  if (is_folder) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    bool known = false;
+    for (const Folder& f : folders_) known |= f.path == path;
+    if (!known) folders_.push_back(Folder{path, true, {}});
+  }
   DiscoveryResult found = DiscoverFiles(folder);
   for (std::string& w : found.warnings) Warn(std::move(w));
-  IndexFiles(found.files);
+  FolderCache cache;
+  bool loaded = false;
+  if (cache_ && is_folder) {
+    switch (cache_->Load(path, &cache)) {
+      case CacheStore::LoadResult::kHit:
+        loaded = true;
+        break;
+      case CacheStore::LoadResult::kCorrupt:
+        ++shards_corrupt_;
+        break;
+      case CacheStore::LoadResult::kMiss:
+        break;
+    }
+  }
+  size_t scanned = files_scanned_;
+  IndexFiles(found.files, loaded ? &cache : nullptr);
+  if (is_folder) {
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    // Nothing new since the cache was written: no need to write it again.
+    for (Folder& f : folders_) {
+      if (f.path == path && loaded && files_scanned_ == scanned &&
+          cache.files.size() == found.files.size()) {
+        f.dirty = false;
+      }
+    }
+  }
+  Persist(/*force=*/true);
+  ::malloc_trim(0);  // scanning leaves freed buffers behind
 }
 
 void WorkspaceIndex::RemoveFolder(const fs::path& folder) {
   std::string prefix = AbsoluteNormal(folder);
+  Persist(/*force=*/true);
   {
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    for (auto it = files_.begin(); it != files_.end();) {
-      it = IsUnder(it->first, prefix) ? files_.erase(it) : std::next(it);
+    folders_.erase(
+        std::remove_if(folders_.begin(), folders_.end(),
+                       [&](const Folder& f) { return f.path == prefix; }),
+        folders_.end());
+    std::vector<std::string> gone;
+    for (const auto& [path, id] : by_path_) {
+      if (!IsUnder(path, prefix)) continue;
+      bool covered = false;  // still under another workspace folder
+      for (const Folder& f : folders_) covered |= IsUnder(path, f.path);
+      if (!covered) gone.push_back(path);
     }
+    for (const std::string& path : gone) EraseFile(path);
+    for (Folder& f : folders_) f.dirty = false;  // nothing of theirs changed
+    Compact();
   }
-  Changed();
+  ::malloc_trim(0);
 }
 
 void WorkspaceIndex::Refresh(const std::vector<fs::path>& paths) {
@@ -328,33 +430,170 @@ void WorkspaceIndex::Refresh(const std::vector<fs::path>& paths) {
       std::string prefix = AbsoluteNormal(path);
       {
         std::unique_lock<std::shared_mutex> lock(mutex_);
-        for (auto it = files_.begin(); it != files_.end();) {
-          bool gone = IsUnder(it->first, prefix) && !present.count(it->first);
-          it = gone ? files_.erase(it) : std::next(it);
+        std::vector<std::string> gone;
+        for (const auto& [file, id] : by_path_) {
+          if (IsUnder(file, prefix) && !present.count(file))
+            gone.push_back(file);
         }
+        for (const std::string& file : gone) EraseFile(file);
       }
       files.insert(files.end(), found.files.begin(), found.files.end());
     } else if (IsCandidateByName(path.filename().string())) {
       files.push_back(path);  // a vanished file is dropped by IndexFiles
     }
   }
-  IndexFiles(files);
+  IndexFiles(files, nullptr);
+  Persist(/*force=*/false);
 }
 
-std::vector<WorkspaceIndex::EntryPtr> WorkspaceIndex::Snapshot() const {
-  std::vector<EntryPtr> entries;
+void WorkspaceIndex::Persist(bool force) {
+  if (!cache_) return;
+  std::lock_guard<std::mutex> persist_lock(persist_mutex_);
+  auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<std::string, std::string>> writes;
   {
     std::shared_lock<std::shared_mutex> lock(mutex_);
-    entries.reserve(files_.size());
-    for (const auto& [path, entry] : files_) {
-      if (entry->file.is_hlo) entries.push_back(entry);
+    for (Folder& folder : folders_) {
+      if (!folder.dirty) continue;
+      if (!force && now - folder.saved < std::chrono::seconds(10)) continue;
+      std::vector<CachedFile> files;
+      for (const auto& [path, id] : by_path_) {
+        if (!IsUnder(path, folder.path)) continue;
+        const FileEntry& e = *files_[id];
+        CachedFile f;
+        f.key = e.key;
+        f.content_hash = e.content_hash;
+        f.is_hlo = e.is_hlo;
+        f.symbol_count = e.symbol_count;
+        f.uses = e.uses;
+        f.modules = e.modules;
+        files.push_back(std::move(f));
+      }
+      writes.emplace_back(folder.path,
+                          EncodeFolderCache(folder.path, store_, files));
+      // Guarded by persist_mutex_ (writers of these fields hold it or the
+      // exclusive lock, never both orders).
+      folder.dirty = false;
+      folder.saved = now;
     }
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const EntryPtr& a, const EntryPtr& b) {
-              return a->display_path < b->display_path;
-            });
-  return entries;
+  for (const auto& [folder, bytes] : writes) {
+    absl::Status saved = cache_->Save(folder, bytes);
+    if (!saved.ok()) Warn(std::string(saved.message()));
+  }
+}
+
+void WorkspaceIndex::Compact() {
+  // Blocks and strings of forgotten files stay in the store until here:
+  // rebuild it from the live files (through the cache encoding, which keeps
+  // only what they use) when it holds much more than they need.
+  std::vector<uint8_t> used(store_.block_count(), 0);
+  size_t live_records = 0;
+  std::vector<CachedFile> files;
+  std::vector<uint32_t> ids;
+  for (const auto& [path, id] : by_path_) {
+    const FileEntry& e = *files_[id];
+    for (const BlockUse& u : e.uses) {
+      if (!used[u.block]) {
+        used[u.block] = 1;
+        live_records += store_.Block(u.block).size();
+      }
+    }
+    CachedFile f;
+    f.key = e.key;
+    f.uses = e.uses;
+    f.modules = e.modules;
+    files.push_back(std::move(f));
+    ids.push_back(id);
+  }
+  if (live_records * 2 > store_.records().size()) return;
+  std::string bytes = EncodeFolderCache("", store_, files);
+  std::optional<FolderCache> compact = DecodeFolderCache(bytes, nullptr);
+  if (!compact) return;
+  store_.Assign(compact->name_arena, compact->name_offsets,
+                compact->other_arena, compact->other_offsets,
+                compact->block_begin, compact->records);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    FileEntry& e = *files_[ids[i]];
+    e.uses.assign(compact->files[i].uses.begin(), compact->files[i].uses.end());
+    e.modules.assign(compact->files[i].modules.begin(),
+                     compact->files[i].modules.end());
+  }
+  Changed();
+}
+
+std::shared_ptr<const WorkspaceIndex::Tables> WorkspaceIndex::CurrentTables()
+    const {
+  std::lock_guard<std::mutex> lock(tables_mutex_);
+  uint64_t generation = generation_;
+  if (tables_ && tables_->generation == generation) return tables_;
+  auto t = std::make_shared<Tables>();
+  t->generation = generation;
+  const StringTable& names = store_.names();
+  // Name masks: the previous table's are still right for the old names.
+  t->masks.reserve(names.size());
+  if (tables_) {
+    size_t keep = std::min<size_t>(tables_->masks.size(), names.size());
+    t->masks.assign(tables_->masks.begin(), tables_->masks.begin() + keep);
+  }
+  for (uint32_t i = static_cast<uint32_t>(t->masks.size()); i < names.size();
+       ++i) {
+    t->masks.push_back(NameMask16(names.Get(i)));
+  }
+  // Postings over the live blocks only.
+  for (const auto& [path, id] : by_path_) {
+    const FileEntry& e = *files_[id];
+    if (e.is_hlo) t->order.push_back(id);
+  }
+  std::sort(t->order.begin(), t->order.end(), [&](uint32_t a, uint32_t b) {
+    return files_[a]->display_path < files_[b]->display_path;
+  });
+  t->rank.assign(files_.size(), kNoRef);
+  for (uint32_t r = 0; r < t->order.size(); ++r) t->rank[t->order[r]] = r;
+  uint32_t blocks = store_.block_count();
+  t->use_begin.assign(blocks + 1, 0);
+  for (uint32_t f : t->order) {
+    for (const BlockUse& u : files_[f]->uses) ++t->use_begin[u.block + 1];
+  }
+  for (uint32_t b = 0; b < blocks; ++b) t->use_begin[b + 1] += t->use_begin[b];
+  t->uses.resize(t->use_begin[blocks]);
+  {
+    std::vector<uint32_t> fill(t->use_begin.begin(), t->use_begin.end() - 1);
+    for (uint32_t f : t->order) {
+      const std::vector<BlockUse>& uses = files_[f]->uses;
+      for (uint32_t u = 0; u < uses.size(); ++u) {
+        t->uses[fill[uses[u].block]++] = {f, u};
+      }
+    }
+  }
+  t->post_begin.assign(names.size() + 1, 0);
+  const std::vector<uint32_t>& begin = store_.block_begin();
+  const std::vector<Record>& records = store_.records();
+  for (uint32_t b = 0; b < blocks; ++b) {
+    if (t->use_begin[b] == t->use_begin[b + 1]) continue;  // unused
+    for (uint32_t r = begin[b]; r < begin[b + 1]; ++r) {
+      ++t->post_begin[records[r].name + 1];
+    }
+  }
+  for (uint32_t i = 0; i < names.size(); ++i) {
+    t->post_begin[i + 1] += t->post_begin[i];
+  }
+  t->postings.resize(t->post_begin[names.size()]);
+  {
+    std::vector<uint32_t> fill(t->post_begin.begin(), t->post_begin.end() - 1);
+    for (uint32_t b = 0; b < blocks; ++b) {
+      if (t->use_begin[b] == t->use_begin[b + 1]) continue;
+      for (uint32_t r = begin[b]; r < begin[b + 1]; ++r) {
+        t->postings[fill[records[r].name]++] = {b, r - begin[b]};
+      }
+    }
+  }
+  t->memory = t->masks.capacity() * 2 + t->post_begin.capacity() * 4 +
+              t->postings.capacity() * 8 + t->use_begin.capacity() * 4 +
+              t->uses.capacity() * 8 + t->order.capacity() * 4 +
+              t->rank.capacity() * 4;
+  tables_ = std::move(t);
+  return tables_;
 }
 
 absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
@@ -362,163 +601,176 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
   absl::StatusOr<SymbolQuery> parsed = SymbolQuery::Parse(text);
   if (!parsed.ok()) return parsed.status();
   const SymbolQuery& query = *parsed;
-  // Filters alone (no name to score) are faster as a per-file pass.
-  std::shared_ptr<const NameTable> table =
-      options_.name_table && query.has_name_part() ? CurrentNameTable()
-                                                   : nullptr;
-  std::vector<EntryPtr> entries = table ? table->entries : Snapshot();
-  // With a name table, each distinct name is scored once (NaN: no match).
-  std::vector<float> name_scores;
-  if (table) {
-    name_scores.resize(table->names.size());
-    constexpr size_t kChunk = 4096;
-    size_t chunks = (table->names.size() + kChunk - 1) / kChunk;
-    ParallelFor(chunks, threads_, [&](size_t, size_t chunk) {
-      size_t end = std::min(table->names.size(), (chunk + 1) * kChunk);
-      for (size_t i = chunk * kChunk; i < end; ++i) {
-        std::optional<double> s =
-            query.NameScore(table->names[i], table->masks[i]);
-        name_scores[i] = s ? static_cast<float>(*s) : NAN;
-      }
-    });
-  }
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  std::shared_ptr<const Tables> tables = CurrentTables();
+  const Tables& t = *tables;
+  const StringTable& names = store_.names();
+  const StringTable& others = store_.others();
 
+  // Filters, each decided once per file, opcode and module name.
+  std::vector<int8_t> file_ok(files_.size(), -1);
+  auto file_passes = [&](uint32_t f) {
+    if (file_ok[f] < 0) {
+      file_ok[f] = query.RejectsFile(files_[f]->display_path) ? 0 : 1;
+    }
+    return file_ok[f] == 1;
+  };
+  absl::flat_hash_map<uint32_t, bool> opcode_ok, module_ok;
+  auto record_passes = [&](const Record& r) {
+    if (!query.PassesKind(static_cast<SymbolKind>(r.kind))) return false;
+    if (!query.has_opcode_filter()) return true;
+    if (r.opcode == kNoRef) return false;
+    auto [it, inserted] = opcode_ok.try_emplace(r.opcode, false);
+    if (inserted) it->second = query.PassesOpcode(others.Get(r.opcode));
+    return it->second;
+  };
+  auto module_of = [&](const FileEntry& e, uint32_t symbol) {
+    uint32_t module = kNoRef;
+    for (const auto& [first, name] : e.modules) {
+      if (first <= symbol) module = name;
+    }
+    return module;
+  };
+  auto use_passes = [&](uint32_t f, uint32_t use, uint32_t offset) {
+    if (!file_passes(f)) return false;
+    if (!query.has_module_filter()) return true;
+    const FileEntry& e = *files_[f];
+    uint32_t module = module_of(e, e.uses[use].first_symbol + offset);
+    if (module == kNoRef) return false;
+    auto [it, inserted] = module_ok.try_emplace(module, false);
+    if (inserted) it->second = query.PassesModule(names.Get(module));
+    return it->second;
+  };
+  auto record_of = [&](const Hit& h) -> const Record& {
+    return store_.Block(files_[h.file]->uses[h.use].block)[h.offset];
+  };
+  auto line_of = [&](const Hit& h) {
+    return files_[h.file]->uses[h.use].base_line + record_of(h).line_delta;
+  };
   auto better = [&](const Hit& a, const Hit& b) {
     if (a.score != b.score) return a.score > b.score;
-    if (a.entry != b.entry) return a.entry < b.entry;  // entries by path
-    const Symbol& sa = entries[a.entry]->file.symbols.symbols[a.symbol];
-    const Symbol& sb = entries[b.entry]->file.symbols.symbols[b.symbol];
-    if (sa.line != sb.line) return sa.line < sb.line;
-    return sa.column < sb.column;
-  };
-  // Keeps at most about 2*limit hits, pruning to the best `limit`.
-  auto prune = [&](std::vector<Hit>* hits) {
-    if (limit == 0 || hits->size() <= limit) return;
-    std::nth_element(hits->begin(), hits->begin() + (limit - 1), hits->end(),
-                     better);
-    hits->resize(limit);
+    if (a.file != b.file) return t.rank[a.file] < t.rank[b.file];
+    uint32_t la = line_of(a), lb = line_of(b);
+    if (la != lb) return la < lb;
+    return record_of(a).column < record_of(b).column;
   };
 
-  size_t threads = std::min(threads_, std::max<size_t>(1, entries.size() / 8));
-  std::vector<std::vector<Hit>> per_thread(std::max<size_t>(threads, 1));
-  std::vector<double> floors(per_thread.size(), -1e300);
-  if (table) {
-    // Matching names best first; their occurrences in path/line order. Once
-    // `limit` hits are in and the score drops, nothing later can enter.
-    std::vector<uint32_t> matching;
-    for (uint32_t i = 0; i < name_scores.size(); ++i) {
-      if (!std::isnan(name_scores[i])) matching.push_back(i);
-    }
-    std::sort(matching.begin(), matching.end(), [&](uint32_t a, uint32_t b) {
-      return name_scores[a] > name_scores[b];
+  std::vector<Hit> hits;
+  if (query.has_name_part()) {
+    // Each distinct name is scored once (NaN: no match).
+    std::vector<float> scores(names.size());
+    constexpr size_t kChunk = 4096;
+    size_t chunks = (names.size() + kChunk - 1) / kChunk;
+    ParallelFor(chunks, chunks > 4 ? threads_ : 1, [&](size_t, size_t chunk) {
+      size_t end = std::min<size_t>(names.size(), (chunk + 1) * kChunk);
+      for (size_t i = chunk * kChunk; i < end; ++i) {
+        std::optional<double> s =
+            t.post_begin[i] == t.post_begin[i + 1]
+                ? std::nullopt
+                : query.NameScore(names.Get(i), t.masks[i]);
+        scores[i] = s ? static_cast<float>(*s) : NAN;
+      }
     });
-    std::vector<Hit>& hits = per_thread[0];
-    std::vector<std::optional<SymbolQuery::FilePrep>> preps(entries.size());
+    std::vector<uint32_t> matching;
+    for (uint32_t i = 0; i < scores.size(); ++i) {
+      if (!std::isnan(scores[i])) matching.push_back(i);
+    }
+    std::sort(matching.begin(), matching.end(),
+              [&](uint32_t a, uint32_t b) { return scores[a] > scores[b]; });
+    // Best names first; once `limit` hits are in and the score drops,
+    // nothing later can enter.
     float last_score = INFINITY;
     for (uint32_t name : matching) {
-      float score = name_scores[name];
+      float score = scores[name];
       if (limit != 0 && hits.size() >= limit && score < last_score) break;
       last_score = score;
-      for (uint32_t p = table->offsets[name]; p < table->offsets[name + 1]; ++p) {
-        auto [e, s] = table->postings[p];
-        const FileSymbols& file = entries[e]->file.symbols;
-        if (!preps[e]) {
-          preps[e] = query.RejectsFile(entries[e]->display_path)
-                         ? std::nullopt
-                         : std::optional(query.Prepare(file));
-          if (!preps[e]) continue;
+      for (uint32_t p = t.post_begin[name]; p < t.post_begin[name + 1]; ++p) {
+        auto [block, offset] = t.postings[p];
+        if (!record_passes(store_.Block(block)[offset])) continue;
+        for (uint32_t u = t.use_begin[block]; u < t.use_begin[block + 1]; ++u) {
+          auto [f, use] = t.uses[u];
+          if (!use_passes(f, use, offset)) continue;
+          hits.push_back(Hit{f, use, offset, score});
         }
-        if (!query.PassesFilters(file, file.symbols[s], *preps[e])) continue;
-        hits.push_back(Hit{e, s, score});
       }
     }
-    threads = 0;  // done: skip the per-file pass below
-  }
-  ParallelFor(threads == 0 ? 0 : entries.size(), std::max<size_t>(threads, 1),
-              [&](size_t thread, size_t e) {
-    const Entry& entry = *entries[e];
-    if (query.RejectsFile(entry.display_path)) return;
-    std::vector<Hit>& hits = per_thread[thread];
-    double& floor = floors[thread];
-    const FileSymbols& file = entry.file.symbols;
-    SymbolQuery::FilePrep prep = query.Prepare(file);
-    for (size_t s = 0; s < file.symbols.size(); ++s) {
-      const Symbol& symbol = file.symbols[s];
-      if (!query.PassesFilters(file, symbol, prep)) continue;
-      std::optional<double> scored =
-          query.NameScore(file.Name(symbol), symbol.name_mask, floor);
-      if (!scored) continue;
-      double score = *scored;
-      hits.push_back(Hit{static_cast<uint32_t>(e), static_cast<uint32_t>(s),
-                         score});
-      if (limit != 0 && hits.size() >= 2 * limit + 1024) {
-        prune(&hits);
-        // This thread's k-th best bounds the global k-th best from below:
-        // anything sure to score under it cannot make the result.
-        floor = hits[limit - 1].score;
+  } else {
+    // Filters alone: every symbol scores 0, so path and line order is the
+    // final order and the walk can stop at `limit`.
+    for (uint32_t f : t.order) {
+      if (!file_passes(f)) continue;
+      const std::vector<BlockUse>& uses = files_[f]->uses;
+      for (uint32_t u = 0; u < uses.size(); ++u) {
+        std::span<const Record> block = store_.Block(uses[u].block);
+        for (uint32_t o = 0; o < block.size(); ++o) {
+          if (!record_passes(block[o]) || !use_passes(f, u, o)) continue;
+          hits.push_back(Hit{f, u, o, 0.0});
+        }
       }
+      if (limit != 0 && hits.size() >= limit) break;
     }
-  });
-  std::vector<Hit> hits;
-  for (std::vector<Hit>& part : per_thread) {
-    hits.insert(hits.end(), part.begin(), part.end());
   }
-  prune(&hits);
+  if (limit != 0 && hits.size() > limit) {
+    std::nth_element(hits.begin(), hits.begin() + (limit - 1), hits.end(),
+                     better);
+    hits.resize(limit);
+  }
   std::sort(hits.begin(), hits.end(), better);
 
   std::vector<SymbolMatch> matches;
   matches.reserve(hits.size());
   for (const Hit& hit : hits) {
-    const Entry& entry = *entries[hit.entry];
-    const FileSymbols& file = entry.file.symbols;
-    const Symbol& s = file.symbols[hit.symbol];
+    const FileEntry& e = *files_[hit.file];
+    const Record& r = record_of(hit);
     SymbolMatch m;
-    m.path = entry.display_path;
-    m.absolute_path = entry.key.path;
-    m.line = s.line;
-    m.column = s.column;
-    m.kind = s.kind;
-    m.flags = s.flags;
-    m.name = std::string(file.Name(s));
-    m.module = std::string(file.ModuleName(s));
-    m.opcode = std::string(file.String(s.opcode));
-    m.shape = std::string(file.String(s.shape));
+    m.path = e.display_path;
+    m.absolute_path = e.key.path;
+    m.line = line_of(hit);
+    m.column = r.column;
+    m.kind = static_cast<SymbolKind>(r.kind);
+    m.flags = r.flags;
+    m.name = std::string(names.Get(r.name));
+    uint32_t module = module_of(e, e.uses[hit.use].first_symbol + hit.offset);
+    if (module != kNoRef) m.module = std::string(names.Get(module));
+    if (r.opcode != kNoRef) m.opcode = std::string(others.Get(r.opcode));
+    if (r.shape != kNoRef) m.shape = std::string(others.Get(r.shape));
     m.score = hit.score;
     matches.push_back(std::move(m));
   }
   return matches;
 }
 
-std::vector<ModuleFile> WorkspaceIndex::ModuleFiles(const fs::path& path) const {
+std::vector<ModuleFile> WorkspaceIndex::ModuleFiles(
+    const fs::path& path) const {
   std::string key = AbsoluteNormal(path);
-  std::vector<EntryPtr> entries = Snapshot();
-  EntryPtr self;
-  for (const EntryPtr& e : entries) {
-    if (e->key.path == key) self = e;
-  }
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  auto self_it = by_path_.find(key);
   std::vector<ModuleFile> out;
-  if (!self) return out;
-  auto to_module_file = [](const Entry& e) {
+  if (self_it == by_path_.end() || !files_[self_it->second]->is_hlo) return out;
+  const FileEntry& self = *files_[self_it->second];
+  auto to_module_file = [](const FileEntry& e) {
     return ModuleFile{e.display_path, e.dump, e.module_name};
   };
-  if (self->dump.kind == DumpKind::kNotDump || self->dump.module_id < 0) {
-    out.push_back(to_module_file(*self));
+  if (self.dump.kind == DumpKind::kNotDump || self.dump.module_id < 0) {
+    out.push_back(to_module_file(self));
     return out;
   }
-  fs::path folder = fs::path(self->key.path).parent_path();
-  std::vector<EntryPtr> group;
-  for (const EntryPtr& e : entries) {
-    if (e->dump.module_id == self->dump.module_id &&
-        e->dump.module_name == self->dump.module_name &&
-        fs::path(e->key.path).parent_path() == folder) {
-      group.push_back(e);
+  fs::path folder = fs::path(self.key.path).parent_path();
+  std::vector<const FileEntry*> group;
+  for (const auto& [p, id] : by_path_) {
+    const FileEntry& e = *files_[id];
+    if (e.is_hlo && e.dump.module_id == self.dump.module_id &&
+        e.dump.module_name == self.dump.module_name &&
+        fs::path(e.key.path).parent_path() == folder) {
+      group.push_back(&e);
     }
   }
-  std::sort(group.begin(), group.end(), [](const EntryPtr& a, const EntryPtr& b) {
-    std::string ka = DumpOrderKey(a->dump), kb = DumpOrderKey(b->dump);
-    return ka != kb ? ka < kb : a->display_path < b->display_path;
-  });
-  for (const EntryPtr& e : group) out.push_back(to_module_file(*e));
+  std::sort(
+      group.begin(), group.end(), [](const FileEntry* a, const FileEntry* b) {
+        std::string ka = DumpOrderKey(a->dump), kb = DumpOrderKey(b->dump);
+        return ka != kb ? ka < kb : a->display_path < b->display_path;
+      });
+  for (const FileEntry* e : group) out.push_back(to_module_file(*e));
   return out;
 }
 
@@ -526,22 +778,27 @@ IndexStats WorkspaceIndex::stats() const {
   IndexStats stats;
   {
     std::shared_lock<std::shared_mutex> lock(mutex_);
-    stats.files = files_.size();
-    for (const auto& [path, entry] : files_) {
-      stats.memory += entry->file.symbols.MemoryUsage() + sizeof(Entry) +
-                      entry->display_path.capacity() + path.capacity();
-      if (!entry->file.is_hlo) continue;
+    stats.files = by_path_.size();
+    stats.memory = store_.MemoryUsage() +
+                   files_.capacity() * sizeof(std::unique_ptr<FileEntry>) +
+                   by_path_.capacity() * (sizeof(std::string) + 5);
+    for (const auto& [path, id] : by_path_) {
+      const FileEntry& e = *files_[id];
+      stats.memory += sizeof(FileEntry) + e.display_path.capacity() +
+                      2 * e.key.path.capacity() +
+                      e.uses.capacity() * sizeof(BlockUse) +
+                      e.modules.capacity() * 8 + e.module_name.capacity() +
+                      sizeof(DumpFileName);
+      if (!e.is_hlo) continue;
       ++stats.hlo_files;
-      stats.symbols += entry->file.symbols.symbols.size();
-      stats.bytes += entry->key.size;
+      stats.symbols += e.symbol_count;
+      stats.bytes += e.key.size;
     }
+    stats.distinct_names = store_.names().size();
   }
   {
-    std::lock_guard<std::mutex> lock(table_mutex_);
-    if (table_) {
-      stats.distinct_names = table_->names.size();
-      stats.name_table_memory = table_->memory;
-    }
+    std::lock_guard<std::mutex> lock(tables_mutex_);
+    if (tables_) stats.name_table_memory = tables_->memory;
   }
   stats.shards_loaded = shards_loaded_;
   stats.files_scanned = files_scanned_;

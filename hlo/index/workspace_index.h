@@ -1,5 +1,6 @@
 // The index of every HLO file under a set of folders: built in parallel
-// (each file read once, through mmap), persisted as per-file shards, and
+// (each file read once, through mmap), persisted as one file per folder
+// (shard.h), held in a deduplicated SymbolStore (store.h), and
 // queried with the search language of query.h. Thread-safe: queries run
 // concurrently with indexing and see a consistent snapshot of files.
 //
@@ -10,6 +11,7 @@
 #define HLO_LSP_HLO_INDEX_WORKSPACE_INDEX_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -21,9 +23,11 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "hlo/index/dump_name.h"
 #include "hlo/index/shard.h"
+#include "hlo/index/store.h"
 #include "hlo/index/symbols.h"
 
 namespace hlo::index {
@@ -40,24 +44,21 @@ struct IndexOptions {
   // Called from indexing threads (serialised by the index), at most about
   // every 1% of a batch and at its end.
   std::function<void(const IndexProgress&)> progress;
-  // Keep a table of distinct names (rebuilt after each change) so that a
-  // query scores each name once: dump folders repeat names in every stage
-  // and pass dump. For long-lived indexes (the server); a one-shot search
-  // is faster without it.
+  // Kept for callers; every index now scores each distinct name once.
   bool name_table = false;
 };
 
 struct IndexStats {
-  size_t files = 0;          // candidate files known
-  size_t hlo_files = 0;      // of which HLO text
+  size_t files = 0;      // candidate files known
+  size_t hlo_files = 0;  // of which HLO text
   size_t symbols = 0;
-  uint64_t bytes = 0;        // total size of the HLO files
-  size_t shards_loaded = 0;  // files answered from the cache (cumulative)
-  size_t files_scanned = 0;  // files read and scanned (cumulative)
-  size_t shards_stale = 0;   // found but for another version of the file
-  size_t shards_corrupt = 0; // found but failing verification
-  size_t memory = 0;         // bytes held by the symbol tables
-  size_t distinct_names = 0; // in the name table (0 without one)
+  uint64_t bytes = 0;         // total size of the HLO files
+  size_t shards_loaded = 0;   // files answered from the cache (cumulative)
+  size_t files_scanned = 0;   // files read and scanned (cumulative)
+  size_t shards_stale = 0;    // found but for another version of the file
+  size_t shards_corrupt = 0;  // found but failing verification
+  size_t memory = 0;          // bytes held by the symbol tables
+  size_t distinct_names = 0;  // in the name table (0 without one)
   size_t name_table_memory = 0;
 };
 
@@ -67,7 +68,7 @@ struct SymbolMatch {
   uint32_t line = 0;          // 1-based
   uint32_t column = 0;        // 1-based, bytes
   SymbolKind kind = SymbolKind::kInstruction;
-  uint8_t flags = 0;          // kFlagEntry / kFlagRoot
+  uint8_t flags = 0;  // kFlagEntry / kFlagRoot
   std::string name;
   std::string module;
   std::string opcode;
@@ -110,28 +111,49 @@ class WorkspaceIndex {
   std::vector<std::string> TakeWarnings();
 
  private:
-  struct Entry;
-  using EntryPtr = std::shared_ptr<const Entry>;
-  struct NameTable;
+  struct FileEntry;
+  struct Tables;
+  struct Folder {
+    std::string path;  // absolute, lexically normal
+    bool dirty = false;
+    std::chrono::steady_clock::time_point saved;
+  };
 
-  void IndexFiles(const std::vector<std::filesystem::path>& files);
-  EntryPtr IndexOne(const std::filesystem::path& path, const FileKey& key);
-  std::vector<EntryPtr> Snapshot() const;
-  std::shared_ptr<const NameTable> CurrentNameTable() const;
-  void Changed();
+  // Stats, adopts from `cache` or scans, and merges `files`; drops the ones
+  // that vanished.
+  void IndexFiles(const std::vector<std::filesystem::path>& files,
+                  const FolderCache* cache);
+  // Caller holds mutex_ exclusively.
+  void PutFile(std::unique_ptr<FileEntry> entry);
+  void EraseFile(const std::string& path);
+  void MarkDirty(std::string_view path);
+  struct Adoption;
+  // Caller holds mutex_ exclusively.
+  uint32_t AdoptBlock(Adoption* adoption, uint32_t block);
+  uint32_t AdoptName(Adoption* adoption, uint32_t name);
+  // Writes the cache of every dirty folder (`force`: even if saved lately).
+  void Persist(bool force);
+  void Compact();
+  std::shared_ptr<const Tables> CurrentTables() const;  // mutex_ held (shared)
+  void Changed() { ++generation_; }
   void Warn(std::string message);
 
   IndexOptions options_;
-  std::unique_ptr<ShardStore> store_;  // null without a cache
+  std::unique_ptr<CacheStore> cache_;  // null without a cache
   size_t threads_ = 1;
 
-  mutable std::shared_mutex mutex_;  // guards files_
-  std::map<std::string, EntryPtr> files_;  // by absolute path
-
+  mutable std::shared_mutex mutex_;  // guards the fields up to generation_
+  SymbolStore store_;
+  std::vector<std::unique_ptr<FileEntry>> files_;  // by id; null: free
+  std::vector<uint32_t> free_ids_;
+  absl::flat_hash_map<std::string, uint32_t> by_path_;  // absolute -> id
+  std::vector<Folder> folders_;
   std::atomic<uint64_t> generation_{0};  // bumped on every change
-  mutable std::mutex table_mutex_;
-  mutable std::shared_ptr<const NameTable> table_;  // guarded by table_mutex_
 
+  mutable std::mutex tables_mutex_;
+  mutable std::shared_ptr<const Tables> tables_;  // guarded by tables_mutex_
+
+  std::mutex persist_mutex_;
   std::mutex warnings_mutex_;
   std::vector<std::string> warnings_;
   std::mutex progress_mutex_;

@@ -32,15 +32,17 @@ void MakeDumpDir(const fs::path& dir) {
   WriteFile(dir / "module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt", m1);
   for (int step : {2, 10, 1}) {
     char name[200];
-    std::snprintf(name, sizeof(name),
-                  "module_0001.jit_f.%04d.gpu-compiler.after_p%d.before_p%d.txt",
-                  step, step, step + 1);
+    std::snprintf(
+        name, sizeof(name),
+        "module_0001.jit_f.%04d.gpu-compiler.after_p%d.before_p%d.txt", step,
+        step, step + 1);
     WriteFile(dir / name, m1);
   }
   WriteFile(dir / "sub" / "module_0002.jit_g.before_optimizations.txt",
             MakeModule("jit_g", 2, 15, 2));
-  WriteFile(dir / "module_0001.jit_f.sm_9.0_gpu_after_optimizations"
-                  "-memory-usage-report.txt",
+  WriteFile(dir /
+                "module_0001.jit_f.sm_9.0_gpu_after_optimizations"
+                "-memory-usage-report.txt",
             "HloModule not_really\n");
   WriteFile(dir / "module_0001.jit_f.ir-no-opt.ll", "define void @f() {}\n");
   WriteFile(dir / "notes.txt", "just some notes\nabout add.3 = nothing\n");
@@ -77,7 +79,7 @@ TEST(WorkspaceIndexTest, IndexesHloAndSkipsTheRest) {
   WorkspaceIndex index(options);
   index.AddFolder(dir.path());
   IndexStats stats = index.stats();
-  EXPECT_EQ(stats.files, 7u);      // 6 dumps + notes.txt (sniffed out)
+  EXPECT_EQ(stats.files, 7u);  // 6 dumps + notes.txt (sniffed out)
   EXPECT_EQ(stats.hlo_files, 6u);
   EXPECT_EQ(last_done.load(), 7u);
   EXPECT_EQ(last_total.load(), 7u);
@@ -124,7 +126,8 @@ TEST(WorkspaceIndexTest, ModuleFilesInStepOrder) {
   WorkspaceIndex index(NoCache());
   index.AddFolder(dir.path());
   std::vector<ModuleFile> files = index.ModuleFiles(
-      dir.path() / "module_0001.jit_f.0010.gpu-compiler.after_p10.before_p11.txt");
+      dir.path() /
+      "module_0001.jit_f.0010.gpu-compiler.after_p10.before_p11.txt");
   std::vector<std::string> names;
   for (const ModuleFile& f : files) {
     names.push_back(fs::path(f.path).filename().string());
@@ -149,8 +152,8 @@ TEST(WorkspaceIndexTest, ModuleFilesInStepOrder) {
 std::set<std::pair<std::string, int>> GrepDefinitions(const fs::path& dir,
                                                       const std::string& name) {
   std::set<std::pair<std::string, int>> out;
-  std::regex def("^\\s*(ROOT )?%?" + std::regex_replace(name, std::regex("\\."), "\\.") +
-                 " = ");
+  std::regex def("^\\s*(ROOT )?%?" +
+                 std::regex_replace(name, std::regex("\\."), "\\.") + " = ");
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (!entry.is_regular_file()) continue;
     std::string file = entry.path().filename().string();
@@ -171,16 +174,18 @@ TEST(WorkspaceIndexTest, LimitZeroFindsEveryExactDefinition) {
   MakeDumpDir(dir.path());
   for (int k = 3; k < 12; ++k) {
     char name[100];
-    std::snprintf(name, sizeof(name), "module_%04d.m%d.before_optimizations.txt",
-                  k, k);
-    WriteFile(dir.path() / "more" / name, MakeModule("m" + std::to_string(k), 4, 40, k));
+    std::snprintf(name, sizeof(name),
+                  "module_%04d.m%d.before_optimizations.txt", k, k);
+    WriteFile(dir.path() / "more" / name,
+              MakeModule("m" + std::to_string(k), 4, 40, k));
   }
   WorkspaceIndex index(NoCache());
   index.AddFolder(dir.path());
   // Names taken from the text itself (every 7th definition of one file).
   std::vector<std::string> names = {"p0.0", "main.1", "fused_computation.1"};
   {
-    std::ifstream in(dir.path() / "more" / "module_0005.m5.before_optimizations.txt");
+    std::ifstream in(dir.path() / "more" /
+                     "module_0005.m5.before_optimizations.txt");
     std::string line;
     std::regex def("^\\s*(?:ROOT )?%([A-Za-z0-9_.-]+) = ");
     std::smatch m;
@@ -223,7 +228,8 @@ TEST(WorkspaceIndexTest, CacheHitInvalidationAndCorruption) {
     EXPECT_EQ(second.stats().shards_loaded, 7u);
   }
   // Change one file: its shard is stale, the others still hit.
-  fs::path changed = dir.path() / "sub" / "module_0002.jit_g.before_optimizations.txt";
+  fs::path changed =
+      dir.path() / "sub" / "module_0002.jit_g.before_optimizations.txt";
   WriteFile(changed, MakeModule("jit_renamed", 2, 15, 2));
   struct timeval times[2] = {{1000000000, 0}, {1000000000, 0}};
   ::utimes(changed.c_str(), times);  // a different mtime even on coarse clocks
@@ -237,41 +243,51 @@ TEST(WorkspaceIndexTest, CacheHitInvalidationAndCorruption) {
     expected_results = Query(third, "add").size();
     EXPECT_GT(expected_results, 0u);
   }
-  // Damage every shard in a different way: each is detected and rebuilt.
-  ShardStore store(cache.path());
-  std::vector<fs::path> shards;
+  // Damage the folder's cache file in four ways, one at a time: each is
+  // detected, every file is scanned again, and the rewritten cache hits.
+  std::vector<fs::path> caches;
   for (const auto& e : fs::recursive_directory_iterator(cache.path())) {
-    if (e.is_regular_file()) shards.push_back(e.path());
+    if (e.is_regular_file()) caches.push_back(e.path());
   }
-  ASSERT_EQ(shards.size(), 7u);
-  for (size_t i = 0; i < shards.size(); ++i) {
+  ASSERT_EQ(caches.size(), 1u);  // one file per folder
+  for (int damage = 0; damage < 4; ++damage) {
     std::string bytes;
     {
-      std::ifstream in(shards[i], std::ios::binary);
+      std::ifstream in(caches[0], std::ios::binary);
       std::stringstream s;
       s << in.rdbuf();
       bytes = s.str();
     }
-    switch (i % 4) {
-      case 0: bytes[bytes.size() / 2] ^= 0x40; break;  // payload bit flip
-      case 1: bytes.resize(bytes.size() / 3); break;   // truncated
-      case 2: bytes[8] ^= 1; break;                    // version/header
-      case 3: bytes = "garbage"; break;
+    switch (damage) {
+      case 0:
+        bytes[bytes.size() / 2] ^= 0x40;
+        break;  // payload bit flip
+      case 1:
+        bytes.resize(bytes.size() / 3);
+        break;  // truncated
+      case 2:
+        bytes[8] ^= 1;
+        break;  // version/header
+      case 3:
+        bytes = "garbage";
+        break;
     }
-    std::ofstream(shards[i], std::ios::binary | std::ios::trunc) << bytes;
-  }
-  {
-    WorkspaceIndex fourth(CacheIn(cache.path()));
-    fourth.AddFolder(dir.path());
-    EXPECT_EQ(fourth.stats().shards_loaded, 0u);
-    EXPECT_EQ(fourth.stats().files_scanned, 7u);
-    EXPECT_EQ(fourth.stats().shards_corrupt, 7u);
-    EXPECT_EQ(Query(fourth, "add").size(), expected_results);
-  }
-  {
-    WorkspaceIndex fifth(CacheIn(cache.path()));  // rebuilt shards now hit
-    fifth.AddFolder(dir.path());
-    EXPECT_EQ(fifth.stats().shards_loaded, 7u);
+    std::ofstream(caches[0], std::ios::binary | std::ios::trunc) << bytes;
+    {
+      WorkspaceIndex fourth(CacheIn(cache.path()));
+      fourth.AddFolder(dir.path());
+      EXPECT_EQ(fourth.stats().shards_loaded, 0u) << damage;
+      EXPECT_EQ(fourth.stats().files_scanned, 7u) << damage;
+      EXPECT_EQ(fourth.stats().shards_corrupt, 1u) << damage;
+      EXPECT_EQ(Query(fourth, "add").size(), expected_results) << damage;
+    }
+    {
+      WorkspaceIndex fifth(CacheIn(cache.path()));  // rebuilt: hits now
+      fifth.AddFolder(dir.path());
+      EXPECT_EQ(fifth.stats().shards_loaded, 7u) << damage;
+      EXPECT_EQ(fifth.stats().files_scanned, 0u) << damage;
+      EXPECT_EQ(Query(fifth, "add").size(), expected_results) << damage;
+    }
   }
 }
 
@@ -319,8 +335,10 @@ TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
        {"add.3", "fu", "kind:computation", "op:dot", "module:jit_g mul",
         "/^p0\\./", "kind:metadata model", "zzz"}) {
     std::set<std::tuple<std::string, uint32_t, uint32_t>> a, b;
-    for (const SymbolMatch& m : Query(direct, q)) a.insert({m.path, m.line, m.column});
-    for (const SymbolMatch& m : Query(tabled, q)) b.insert({m.path, m.line, m.column});
+    for (const SymbolMatch& m : Query(direct, q))
+      a.insert({m.path, m.line, m.column});
+    for (const SymbolMatch& m : Query(tabled, q))
+      b.insert({m.path, m.line, m.column});
     EXPECT_EQ(a, b) << q;
   }
   // The table follows changes.
@@ -347,7 +365,8 @@ TEST(WorkspaceIndexTest, QueriesRunWhileIndexing) {
         auto r = index.Query("add kind:instruction", 20);
         ASSERT_TRUE(r.ok());
         ASSERT_LE(r->size(), 20u);
-        index.ModuleFiles(dir.path() / "module_0001.jit_f.before_optimizations.txt");
+        index.ModuleFiles(dir.path() /
+                          "module_0001.jit_f.before_optimizations.txt");
         ++queries;
       }
     });

@@ -1,0 +1,217 @@
+#include "hlo/index/store.h"
+
+#include <cstring>
+
+#include "xxhash.h"
+
+namespace hlo::index {
+namespace {
+
+// Blocks hold at most this many symbols.
+constexpr uint32_t kMaxBlock = 64;
+// A name whose hash has these bits clear starts a block (about 1 in 16).
+constexpr uint64_t kCutMask = 15;
+
+// The canonical bytes of a block, shared by freshly scanned symbols and
+// stored records so that both hash alike.
+class CanonicalWriter {
+ public:
+  void Clear() { bytes_.clear(); }
+  void Add(uint8_t kind, uint8_t flags, uint32_t line_delta, uint32_t column,
+           std::string_view name, const std::string_view* shape,
+           const std::string_view* opcode) {
+    char head[14];
+    head[0] = static_cast<char>(kind);
+    head[1] = static_cast<char>(flags);
+    std::memcpy(head + 2, &line_delta, 4);
+    std::memcpy(head + 6, &column, 4);
+    uint32_t n = static_cast<uint32_t>(name.size());
+    std::memcpy(head + 10, &n, 4);
+    bytes_.append(head, sizeof(head));
+    bytes_.append(name);
+    AddOptional(shape);
+    AddOptional(opcode);
+  }
+  std::pair<uint64_t, uint64_t> Hash() const {
+    XXH128_hash_t h = XXH3_128bits(bytes_.data(), bytes_.size());
+    return {h.low64, h.high64};
+  }
+
+ private:
+  void AddOptional(const std::string_view* s) {
+    uint32_t n = s == nullptr ? kNoRef : static_cast<uint32_t>(s->size());
+    bytes_.append(reinterpret_cast<const char*>(&n), 4);
+    if (s != nullptr) bytes_.append(*s);
+  }
+  std::string bytes_;
+};
+
+}  // namespace
+
+StringTable::StringTable() : offsets_{0}, set_(0, Hash{this}, Eq{this}) {}
+
+size_t StringTable::Hash::operator()(uint32_t id) const {
+  return (*this)(table->Get(id));
+}
+size_t StringTable::Hash::operator()(std::string_view s) const {
+  return static_cast<size_t>(XXH3_64bits(s.data(), s.size()));
+}
+
+void StringTable::BuildSet() {
+  set_.clear();
+  set_.reserve(size());
+  for (uint32_t id = 0; id < size(); ++id) set_.insert(id);
+  set_complete_ = true;
+}
+
+uint32_t StringTable::Intern(std::string_view s) {
+  if (!set_complete_) BuildSet();
+  auto it = set_.find(s);
+  if (it != set_.end()) return *it;
+  uint32_t id = size();
+  arena_.append(s);
+  offsets_.push_back(static_cast<uint32_t>(arena_.size()));
+  set_.insert(id);
+  return id;
+}
+
+void StringTable::Assign(std::string_view arena,
+                         std::span<const uint32_t> offsets) {
+  arena_.assign(arena.data(), arena.size());
+  offsets_.assign(offsets.begin(), offsets.end());
+  set_.clear();
+  set_complete_ = size() == 0;
+}
+
+size_t StringTable::MemoryUsage() const {
+  return arena_.capacity() + offsets_.capacity() * sizeof(uint32_t) +
+         set_.capacity() * (sizeof(uint32_t) + 1);
+}
+
+std::vector<PreparedBlock> PrepareBlocks(const FileSymbols& file) {
+  std::vector<PreparedBlock> blocks;
+  CanonicalWriter writer;
+  const auto& symbols = file.symbols;
+  uint32_t n = static_cast<uint32_t>(symbols.size());
+  uint32_t first = 0;
+  auto finish = [&](uint32_t end) {
+    writer.Clear();
+    uint32_t base = symbols[first].line;
+    for (uint32_t i = first; i < end; ++i) {
+      const Symbol& s = symbols[i];
+      std::string_view shape = file.String(s.shape);
+      std::string_view opcode = file.String(s.opcode);
+      writer.Add(static_cast<uint8_t>(s.kind), s.flags, s.line - base, s.column,
+                 file.Name(s), s.shape == kNoRef ? nullptr : &shape,
+                 s.opcode == kNoRef ? nullptr : &opcode);
+    }
+    auto [low, high] = writer.Hash();
+    blocks.push_back(PreparedBlock{low, high, first, end - first});
+    first = end;
+  };
+  for (uint32_t i = 1; i < n; ++i) {
+    const Symbol& s = symbols[i];
+    bool cut = i - first >= kMaxBlock || s.kind == SymbolKind::kModule ||
+               s.kind == SymbolKind::kComputation;
+    if (!cut) {
+      std::string_view name = file.Name(s);
+      cut = (XXH3_64bits(name.data(), name.size()) & kCutMask) == 0;
+    }
+    if (cut) finish(i);
+  }
+  if (n > 0) finish(n);
+  return blocks;
+}
+
+SymbolStore::HashKey SymbolStore::HashOf(
+    std::span<const Record> records) const {
+  CanonicalWriter writer;
+  for (const Record& r : records) {
+    std::string_view shape =
+        r.shape == kNoRef ? std::string_view() : others_.Get(r.shape);
+    std::string_view opcode =
+        r.opcode == kNoRef ? std::string_view() : others_.Get(r.opcode);
+    writer.Add(r.kind, r.flags, r.line_delta, r.column, names_.Get(r.name),
+               r.shape == kNoRef ? nullptr : &shape,
+               r.opcode == kNoRef ? nullptr : &opcode);
+  }
+  auto [low, high] = writer.Hash();
+  return HashKey{low, high};
+}
+
+void SymbolStore::BuildBlockMap() {
+  block_ids_.clear();
+  block_ids_.reserve(block_count());
+  for (uint32_t b = 0; b < block_count(); ++b) {
+    block_ids_.try_emplace(HashOf(Block(b)), b);
+  }
+  block_map_complete_ = true;
+}
+
+uint32_t SymbolStore::AddBlock(std::span<const Record> records) {
+  if (!block_map_complete_) BuildBlockMap();
+  auto [it, inserted] = block_ids_.try_emplace(HashOf(records), 0);
+  if (inserted) {
+    it->second = block_count();
+    records_.insert(records_.end(), records.begin(), records.end());
+    block_begin_.push_back(static_cast<uint32_t>(records_.size()));
+  }
+  return it->second;
+}
+
+void SymbolStore::Merge(const FileSymbols& file,
+                        std::span<const PreparedBlock> blocks,
+                        std::vector<BlockUse>* uses, ModuleRanges* modules) {
+  if (!block_map_complete_) BuildBlockMap();
+  for (const PreparedBlock& pb : blocks) {
+    uint32_t base = file.symbols[pb.first].line;
+    auto [it, inserted] =
+        block_ids_.try_emplace(HashKey{pb.hash_low, pb.hash_high}, 0);
+    if (inserted) {
+      it->second = block_count();
+      for (uint32_t i = pb.first; i < pb.first + pb.count; ++i) {
+        const Symbol& s = file.symbols[i];
+        Record r;
+        r.name = names_.Intern(file.Name(s));
+        if (s.shape != kNoRef) r.shape = others_.Intern(file.String(s.shape));
+        if (s.opcode != kNoRef)
+          r.opcode = others_.Intern(file.String(s.opcode));
+        r.line_delta = s.line - base;
+        r.column = s.column;
+        r.kind = static_cast<uint8_t>(s.kind);
+        r.flags = s.flags;
+        records_.push_back(r);
+      }
+      block_begin_.push_back(static_cast<uint32_t>(records_.size()));
+    }
+    uses->push_back(BlockUse{it->second, base, pb.first});
+  }
+  for (uint32_t i = 0; i < file.symbols.size(); ++i) {
+    if (file.symbols[i].kind == SymbolKind::kModule) {
+      modules->push_back({i, names_.Intern(file.Name(file.symbols[i]))});
+    }
+  }
+}
+
+void SymbolStore::Assign(std::string_view name_arena,
+                         std::span<const uint32_t> name_offsets,
+                         std::string_view other_arena,
+                         std::span<const uint32_t> other_offsets,
+                         std::span<const uint32_t> block_begin,
+                         std::span<const Record> records) {
+  names_.Assign(name_arena, name_offsets);
+  others_.Assign(other_arena, other_offsets);
+  block_begin_.assign(block_begin.begin(), block_begin.end());
+  records_.assign(records.begin(), records.end());
+  block_ids_.clear();
+  block_map_complete_ = block_count() == 0;
+}
+
+size_t SymbolStore::MemoryUsage() const {
+  return names_.MemoryUsage() + others_.MemoryUsage() +
+         records_.capacity() * sizeof(Record) +
+         block_begin_.capacity() * sizeof(uint32_t) +
+         block_ids_.capacity() * (sizeof(HashKey) + sizeof(uint32_t) + 1);
+}
+
+}  // namespace hlo::index

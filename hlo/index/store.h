@@ -1,0 +1,180 @@
+// The compact, deduplicated symbol store behind WorkspaceIndex.
+//
+// A dump folder holds the same module many times (its stages and every pass
+// dump), so most symbols repeat file after file with the same name, shape,
+// opcode and even the same line offsets. The store keeps:
+//   - names and shape/opcode strings interned once (StringTable: one arena,
+//     dense ids, no std::string per symbol);
+//   - symbols as 24-byte records grouped in content-defined blocks (a block
+//     starts at a computation header or at a name whose hash has its low
+//     bits clear, so a local edit only changes its own block); identical
+//     blocks are stored once, lines relative to the block's first symbol;
+//   - per file only its list of block uses (block id, first line).
+// The arrays are flat (CSR-like) so that a folder's store is written and
+// read back as a handful of memcpy-able sections.
+#ifndef HLO_LSP_HLO_INDEX_STORE_H_
+#define HLO_LSP_HLO_INDEX_STORE_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "hlo/index/symbols.h"
+
+namespace hlo::index {
+
+// Interned strings with dense ids [0, size()).
+class StringTable {
+ public:
+  StringTable();
+  StringTable(const StringTable&) = delete;
+  StringTable& operator=(const StringTable&) = delete;
+
+  uint32_t Intern(std::string_view s);
+  std::string_view Get(uint32_t id) const {
+    return std::string_view(arena_.data() + offsets_[id],
+                            offsets_[id + 1] - offsets_[id]);
+  }
+  uint32_t size() const { return static_cast<uint32_t>(offsets_.size() - 1); }
+  size_t MemoryUsage() const;
+
+  const std::string& arena() const { return arena_; }
+  const std::vector<uint32_t>& offsets() const { return offsets_; }
+  // Replaces the contents (a loaded cache); the lookup set is rebuilt only
+  // when something is interned next. `offsets` starts at 0, ends at
+  // arena.size(), never decreases (the caller checks).
+  void Assign(std::string_view arena, std::span<const uint32_t> offsets);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    const StringTable* table;
+    size_t operator()(uint32_t id) const;
+    size_t operator()(std::string_view s) const;
+  };
+  struct Eq {
+    using is_transparent = void;
+    const StringTable* table;
+    bool operator()(uint32_t a, uint32_t b) const { return a == b; }
+    bool operator()(uint32_t a, std::string_view b) const {
+      return table->Get(a) == b;
+    }
+    bool operator()(std::string_view a, uint32_t b) const {
+      return a == table->Get(b);
+    }
+  };
+  void BuildSet();
+
+  std::string arena_;
+  std::vector<uint32_t> offsets_;
+  absl::flat_hash_set<uint32_t, Hash, Eq> set_;
+  bool set_complete_ = true;  // false after Assign until BuildSet
+};
+
+// One symbol in a block. Strings are ids: `name` into the name table,
+// `shape` and `opcode` into the other table (kNoRef when absent).
+struct Record {
+  uint32_t name = 0;
+  uint32_t shape = kNoRef;
+  uint32_t opcode = kNoRef;
+  uint32_t line_delta = 0;  // line - the block's first line
+  uint32_t column = 0;      // 1-based, bytes
+  uint8_t kind = 0;         // SymbolKind
+  uint8_t flags = 0;        // kFlagEntry / kFlagRoot
+  uint16_t reserved = 0;
+};
+static_assert(sizeof(Record) == 24);
+
+// Where a block occurs in a file.
+struct BlockUse {
+  uint32_t block = 0;
+  uint32_t base_line = 0;     // line of the block's first symbol
+  uint32_t first_symbol = 0;  // index of that symbol in the file
+};
+static_assert(sizeof(BlockUse) == 12);
+
+// A block of a freshly scanned file, before it is merged into a store: the
+// symbols [first, first + count) of the FileSymbols and their content hash.
+struct PreparedBlock {
+  uint64_t hash_low = 0, hash_high = 0;  // XXH3-128 of the canonical content
+  uint32_t first = 0;
+  uint32_t count = 0;
+};
+// Cuts `symbols` into content-defined blocks and hashes each (no store
+// needed: runs on the indexing threads, outside any lock).
+std::vector<PreparedBlock> PrepareBlocks(const FileSymbols& symbols);
+
+// The module of a symbol: modules[i] = (index of the first symbol it covers,
+// name id); symbols before the first module have none.
+using ModuleRanges = std::vector<std::pair<uint32_t, uint32_t>>;
+
+class SymbolStore {
+ public:
+  SymbolStore() = default;
+  SymbolStore(const SymbolStore&) = delete;
+  SymbolStore& operator=(const SymbolStore&) = delete;
+
+  StringTable& names() { return names_; }
+  const StringTable& names() const { return names_; }
+  StringTable& others() { return others_; }
+  const StringTable& others() const { return others_; }
+
+  uint32_t block_count() const {
+    return static_cast<uint32_t>(block_begin_.size() - 1);
+  }
+  std::span<const Record> Block(uint32_t block) const {
+    return std::span<const Record>(
+        records_.data() + block_begin_[block],
+        block_begin_[block + 1] - block_begin_[block]);
+  }
+  const std::vector<Record>& records() const { return records_; }
+  const std::vector<uint32_t>& block_begin() const { return block_begin_; }
+
+  // Adds the blocks of a scanned file (interning what is new); appends its
+  // uses to `uses` and its modules to `modules`.
+  void Merge(const FileSymbols& symbols, std::span<const PreparedBlock> blocks,
+             std::vector<BlockUse>* uses, ModuleRanges* modules);
+
+  // Adds one block of records whose ids are already this store's; returns
+  // the id of the identical block when there is one.
+  uint32_t AddBlock(std::span<const Record> records);
+
+  // Replaces everything with loaded tables (ids kept as they are).
+  void Assign(std::string_view name_arena,
+              std::span<const uint32_t> name_offsets,
+              std::string_view other_arena,
+              std::span<const uint32_t> other_offsets,
+              std::span<const uint32_t> block_begin,
+              std::span<const Record> records);
+
+  bool empty() const { return records_.empty() && names_.size() == 0; }
+  size_t MemoryUsage() const;
+
+ private:
+  struct HashKey {
+    uint64_t low, high;
+    friend bool operator==(const HashKey&, const HashKey&) = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const HashKey& k) {
+      return H::combine(std::move(h), k.low);
+    }
+  };
+  void BuildBlockMap();
+  HashKey HashOf(std::span<const Record> records) const;
+
+  StringTable names_;
+  StringTable others_;
+  std::vector<Record> records_;
+  std::vector<uint32_t> block_begin_{0};
+  absl::flat_hash_map<HashKey, uint32_t> block_ids_;
+  bool block_map_complete_ = true;
+};
+
+}  // namespace hlo::index
+
+#endif  // HLO_LSP_HLO_INDEX_STORE_H_
