@@ -4,10 +4,13 @@
 // timing) or a .pb. Per file (up to 16) and for all of them together
 // ("total"):
 //   convert/NAME  ConvertProtoFileToText: decode the bytes, print the text
+//   decode/NAME   DecodeProto alone
 //   print/NAME    AppendModuleText on the decoded module (printing alone)
 //   memcpy/NAME   copying as many bytes as the text has, for scale
-// bytes_per_second counts bytes of HLO text produced.
+// bytes_per_second counts bytes of HLO text produced. With
+// PROTO_BENCH_DUMP_DIR set, each file's text is also written there.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -88,6 +91,12 @@ std::vector<File> ReadFiles(int argc, char** argv) {
     hlo::proto::AppendModuleText(*file.decoded->module,
                                  hlo::proto::PrintOptions(), &text);
     file.text_bytes = text.size();
+    // PROTO_BENCH_DUMP_DIR: write each text out (to compare printers).
+    if (const char* dir = std::getenv("PROTO_BENCH_DUMP_DIR")) {
+      std::ofstream(std::string(dir) + "/" + file.name + ".txt",
+                    std::ios::binary)
+          << text;
+    }
     files.push_back(std::move(file));
   }
   return files;
@@ -99,6 +108,19 @@ void Convert(benchmark::State& state, const std::vector<const File*>& files) {
     for (const File* file : files) {
       auto text = hlo::proto::ConvertProtoFileToText(file->proto);
       benchmark::DoNotOptimize(text);
+      bytes += file->text_bytes;
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+}
+
+// Decoding alone; bytes are still the text's, to compare with convert.
+void Decode(benchmark::State& state, const std::vector<const File*>& files) {
+  size_t bytes = 0;
+  for (auto _ : state) {
+    for (const File* file : files) {
+      auto decoded = hlo::proto::DecodeProto(file->proto);
+      benchmark::DoNotOptimize(decoded);
       bytes += file->text_bytes;
     }
   }
@@ -154,6 +176,9 @@ int main(int argc, char** argv) {
                  files[i].name.c_str(), files[i].proto.size(),
                  files[i].text_bytes);
     benchmark::RegisterBenchmark(("convert/" + files[i].name).c_str(), Convert,
+                                 one)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("decode/" + files[i].name).c_str(), Decode,
                                  one)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("print/" + files[i].name).c_str(), Print,

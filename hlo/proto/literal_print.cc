@@ -30,12 +30,27 @@ bool LayoutHasExtras(const xla::LayoutProto& layout) {
                      [](int t) { return t != xla::DIM_DENSE; });
 }
 
+void AppendInt(int64_t value, std::string* out) {
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, result.ptr);
+}
+
 void AppendIntList(const google::protobuf::RepeatedField<int64_t>& values,
                    std::string* out) {
   for (int i = 0; i < values.size(); ++i) {
     if (i > 0) out->push_back(',');
-    absl::StrAppend(out, values[i]);
+    AppendInt(values[i], out);
   }
+}
+
+void AppendElementTypeName(int type, std::string* out) {
+  if (type < 0 || type >= kPrimitiveTypeCount) {
+    out->append("unknown_type_");
+    AppendInt(type, out);
+    return;
+  }
+  out->append(PrimitiveTypeName(static_cast<PrimitiveType>(type)));
 }
 
 void AppendLayout(const xla::LayoutProto& layout, std::string* out, int depth) {
@@ -140,18 +155,19 @@ void AppendShapeImpl(const xla::ShapeProto& shape, bool with_layout,
     out->push_back(')');
     return;
   }
-  out->append(ElementTypeName(type));
+  AppendElementTypeName(type, out);
   out->push_back('[');
+  const int dynamic_count = shape.is_dynamic_dimension_size();
   for (int i = 0; i < shape.dimensions_size(); ++i) {
     if (i > 0) out->push_back(',');
     const int64_t d = shape.dimensions(i);
-    const bool dynamic =
-        i < shape.is_dynamic_dimension_size() && shape.is_dynamic_dimension(i);
     if (d < 0) {
       out->push_back('?');
     } else {
-      if (dynamic) out->append("<=");
-      absl::StrAppend(out, d);
+      if (i < dynamic_count && shape.is_dynamic_dimension(i)) {
+        out->append("<=");
+      }
+      AppendInt(d, out);
     }
   }
   out->push_back(']');

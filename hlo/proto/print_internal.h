@@ -1,0 +1,182 @@
+// Private to hlo/proto/print*.cc: the value printers (print_values.cc) and
+// the ModulePrinter, whose methods live in print.cc (module, computations,
+// instruction lines, operands) and print_attributes.cc (attributes).
+//
+// Speed: everything appends to one std::string; each instruction's opcode
+// is classified once (OpKind); an instruction's `shape %name` operand text
+// is formatted once and reused by every user; ids resolve through one
+// module-wide table.
+#ifndef HLO_LSP_HLO_PROTO_PRINT_INTERNAL_H_
+#define HLO_LSP_HLO_PROTO_PRINT_INTERNAL_H_
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "hlo/proto/hlo.pb.h"
+#include "hlo/proto/print.h"
+
+namespace hlo::proto::internal {
+
+using Instr = xla::HloInstructionProto;
+using google::protobuf::RepeatedField;
+
+// ------------------------------------------------------- value printers --
+
+inline void AppendInt(int64_t value, std::string* out) {
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, result.ptr);
+}
+
+template <typename T>
+void AppendList(const RepeatedField<T>& values, std::string* out) {
+  out->push_back('{');
+  for (int i = 0; i < values.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendInt(static_cast<int64_t>(values[i]), out);
+  }
+  out->push_back('}');
+}
+
+// `"..."`, C-escaped as absl::CEscape does.
+void AppendQuoted(std::string_view s, std::string* out);
+// XLA prints a string that lexes as a JSON dict bare, anything else quoted.
+void AppendStringOrDict(std::string_view s, std::string* out);
+void AppendLower(std::string_view s, std::string* out);
+// `{size=3x3 stride=2x2 pad=0_1x0_1 ...}`.
+void AppendWindow(const xla::Window& window, std::string* out);
+// b01f_01io->b01f from the dimension numbers ('?' where none is given).
+void AppendDimLabels(const xla::ConvolutionDimensionNumbers& d,
+                     std::string* out);
+void AppendSharding(const xla::OpSharding& s, std::string* out, int depth = 0);
+// `{op_type="..." ...}`; false (nothing appended) when XLA would print no
+// metadata.
+bool AppendMetadata(const xla::OpMetadata& m, std::string* out);
+void AppendReplicaGroups(const Instr& in, std::string* out);
+// The default comparison type for an element type; XLA prints type= only
+// when it differs.
+std::string_view DefaultComparisonType(int element_type);
+
+// ----------------------------------------------------------- opcodes --
+
+// The opcodes whose printing differs; everything else is kOther.
+enum class OpKind {
+  kOther,
+  kParameter,
+  kConstant,
+  kIota,
+  kGetTupleElement,
+  kSlice,
+  kDynamicSlice,
+  kPad,
+  kCompare,
+  kConvolution,
+  kDot,
+  kRaggedDot,
+  kScaledDot,
+  kGather,
+  kScatter,
+  kReduceWindow,
+  kSelectAndScatter,
+  kFusion,
+  kCustomCall,
+  kRng,
+  kRngBitGenerator,
+  kRngGetAndUpdateState,
+  kReducePrecision,
+  kBatchNorm,
+  kFft,
+  kTriangularSolve,
+  kCholesky,
+  kInfeed,
+  kOutfeed,
+  kSendRecv,
+  kCollectivePermute,
+  kSort,
+  kTopK,
+  kCopyStart,
+  kDomain,
+  kScan,
+  kWhile,
+  kConditional,
+  kAsyncStart,
+  kAsyncUpdateDone,
+  kCall,
+};
+struct OpInfo {
+  OpKind kind = OpKind::kOther;
+  bool collective = false;         // replica_groups= and friends
+  bool always_dimensions = false;  // dimensions= even when empty
+};
+OpInfo ClassifyOpcode(std::string_view opcode);
+
+// ------------------------------------------------------------ printer --
+
+class ModulePrinter {
+ public:
+  ModulePrinter(const xla::HloModuleProto& module, const PrintOptions& options,
+                std::string* out)
+      : module_(module), options_(options), out_(*out) {}
+
+  void Print();
+
+ private:
+  // An instruction of the module and its operand text, made on first use.
+  struct Slot {
+    const Instr* instr = nullptr;
+    const xla::HloComputationProto* computation = nullptr;
+    std::string operand_text;  // `f32[2]{0} %name`
+  };
+
+  // print.cc
+  void IndexModule();
+  void PrintHeader();
+  void PrintStackFrames();
+  std::vector<const xla::HloComputationProto*> PostOrder();
+  void AppendComputationName(int64_t id);
+  void PrintComputation(const xla::HloComputationProto& c);
+  std::vector<const Instr*> ScheduledOrder(const xla::HloComputationProto& c);
+  Slot* FindSlot(int64_t id);
+  const Instr* Find(int64_t id);
+  void AppendOperand(int64_t id);
+  void AppendFrontendAttributes(const xla::FrontendAttributes& attributes);
+  void PrintInstruction(const Instr& in, bool is_root);
+
+  // print_attributes.cc
+  void Key(std::string_view key);
+  void Attr(std::string_view key, std::string_view value);
+  void AttrInt(std::string_view key, int64_t value);
+  void AttrList(std::string_view key, const RepeatedField<int64_t>& values);
+  void PrintPrecision(const Instr& in);
+  void PrintConvolutionLike(const Instr& in);
+  void PrintOutputOperandAliasing(const Instr& in);
+  void PrintOpcodeAttributes(const Instr& in, const OpInfo& op);
+  void PrintCustomCall(const Instr& in);
+  void PrintCalledComputations(const Instr& in, const OpInfo& op);
+  void PrintCommonAttributes(const Instr& in);
+  void PrintOriginalValue(const Instr& in);
+
+  const xla::HloModuleProto& module_;
+  const PrintOptions& options_;
+  std::string& out_;
+  const xla::HloComputationProto* entry_ = nullptr;
+  const xla::HloComputationProto* current_ = nullptr;
+  absl::flat_hash_map<int64_t, const xla::HloComputationProto*> computations_;
+  std::vector<Slot> slots_;
+  absl::flat_hash_map<int64_t, uint32_t> slot_of_;  // instruction id -> slot
+  // A computation's instructions have consecutive slots from here.
+  absl::flat_hash_map<const xla::HloComputationProto*, uint32_t> first_slot_;
+  uint32_t current_first_slot_ = 0;
+  // A damaged proto may reuse an id in several computations; then ids
+  // resolve in the current computation first, as XLA scopes them.
+  bool duplicate_ids_ = false;
+  absl::flat_hash_map<int64_t, uint32_t> local_slot_of_;
+};
+
+}  // namespace hlo::proto::internal
+
+#endif  // HLO_LSP_HLO_PROTO_PRINT_INTERNAL_H_
