@@ -27,29 +27,43 @@ void ModulePrinter::Print() {
   }
 }
 
-// One slot per instruction, found by id; the output reserved for the
-// likely text size (a line is rarely longer than 160 bytes plus its
-// strings).
+// The output reserved for the likely text size (200 bytes a line is
+// typical of real dumps).
 void ModulePrinter::IndexModule() {
-  size_t instructions = 0;
   size_t estimate = 0;
   for (const auto& c : module_.computations()) {
     computations_.try_emplace(c.id(), &c);
-    instructions += c.instructions_size();
-  }
-  slots_.reserve(instructions);
-  slot_of_.reserve(instructions);
-  for (const auto& c : module_.computations()) {
-    first_slot_[&c] = static_cast<uint32_t>(slots_.size());
-    for (const auto& i : c.instructions()) {
-      const uint32_t slot = static_cast<uint32_t>(slots_.size());
-      slots_.push_back(Slot{&i, &c, {}});
-      duplicate_ids_ |= !slot_of_.try_emplace(i.id(), slot).second;
-      estimate += 160 + i.name().size() + i.backend_config().size() +
-                  i.metadata().op_name().size();
-    }
+    estimate += 200 * static_cast<size_t>(c.instructions_size());
   }
   out_.reserve(out_.size() + estimate);
+}
+
+void ModulePrinter::EnterComputation(const xla::HloComputationProto& c) {
+  current_ = &c;
+  const int n = c.instructions_size();
+  local_dense_.clear();
+  local_map_.clear();
+  operand_text_.assign(n, {0, 0});
+  operand_texts_.clear();
+  if (n == 0) return;
+  int64_t min = c.instructions(0).id(), max = min;
+  for (const auto& i : c.instructions()) {
+    min = std::min(min, i.id());
+    max = std::max(max, i.id());
+  }
+  if (static_cast<uint64_t>(max) - static_cast<uint64_t>(min) <
+      4 * static_cast<uint64_t>(n) + 64) {
+    local_min_ = min;
+    local_dense_.assign(static_cast<size_t>(max - min) + 1, kNoInstruction);
+    for (int k = 0; k < n; ++k) {
+      int& slot = local_dense_[c.instructions(k).id() - min];
+      if (slot == kNoInstruction) slot = k;  // the first of a repeated id
+    }
+  } else {
+    local_map_.reserve(n);
+    for (int k = 0; k < n; ++k)
+      local_map_.try_emplace(c.instructions(k).id(), k);
+  }
 }
 
 void ModulePrinter::PrintHeader() {
@@ -204,19 +218,10 @@ void ModulePrinter::AppendComputationName(int64_t id) {
 }
 
 void ModulePrinter::PrintComputation(const xla::HloComputationProto& c) {
-  current_ = &c;
-  current_first_slot_ = first_slot_.at(&c);
-  if (duplicate_ids_) {
-    local_slot_of_.clear();
-    for (int k = 0; k < c.instructions_size(); ++k) {
-      local_slot_of_.try_emplace(c.instructions(k).id(),
-                                 current_first_slot_ + k);
-    }
-  }
+  EnterComputation(c);
   const Instr* root = nullptr;
-  if (Slot* slot = FindSlot(c.root_id());
-      slot != nullptr && slot->computation == &c) {
-    root = slot->instr;
+  if (const int k = FindLocal(c.root_id()); k != kNoInstruction) {
+    root = &c.instructions(k);
   }
   if (!root && c.instructions_size() > 0) {
     root = &c.instructions(c.instructions_size() - 1);
@@ -268,13 +273,12 @@ std::vector<const Instr*> ModulePrinter::ScheduledOrder(
       it->second.instruction_ids_size() == c.instructions_size()) {
     std::vector<char> seen(c.instructions_size(), 0);
     for (int64_t id : it->second.instruction_ids()) {
-      Slot* slot = FindSlot(id);
-      if (slot == nullptr || slot->computation != &c ||
-          seen[slot - &slots_[current_first_slot_]]++ != 0) {
+      const int k = FindLocal(id);
+      if (k == kNoInstruction || seen[k]++ != 0) {
         order.clear();
         break;
       }
-      order.push_back(slot->instr);
+      order.push_back(&c.instructions(k));
     }
     if (!order.empty()) return order;
   }
@@ -282,34 +286,56 @@ std::vector<const Instr*> ModulePrinter::ScheduledOrder(
   return order;
 }
 
-ModulePrinter::Slot* ModulePrinter::FindSlot(int64_t id) {
-  if (duplicate_ids_) {
-    if (auto it = local_slot_of_.find(id); it != local_slot_of_.end()) {
-      return &slots_[it->second];
+int ModulePrinter::FindLocal(int64_t id) const {
+  if (!local_dense_.empty()) {
+    if (id < local_min_ ||
+        static_cast<uint64_t>(id) - static_cast<uint64_t>(local_min_) >=
+            local_dense_.size()) {
+      return kNoInstruction;
     }
+    return local_dense_[id - local_min_];
   }
-  auto it = slot_of_.find(id);
-  return it == slot_of_.end() ? nullptr : &slots_[it->second];
+  auto it = local_map_.find(id);
+  return it == local_map_.end() ? kNoInstruction : it->second;
 }
 
 const Instr* ModulePrinter::Find(int64_t id) {
-  Slot* slot = FindSlot(id);
-  return slot ? slot->instr : nullptr;
+  if (const int k = FindLocal(id); k != kNoInstruction) {
+    return &current_->instructions(k);
+  }
+  if (!global_built_) {
+    for (const auto& c : module_.computations()) {
+      for (const auto& i : c.instructions()) global_.try_emplace(i.id(), &i);
+    }
+    global_built_ = true;
+  }
+  auto it = global_.find(id);
+  return it == global_.end() ? nullptr : it->second;
 }
 
 void ModulePrinter::AppendOperand(int64_t id) {
-  Slot* slot = FindSlot(id);
-  if (slot == nullptr) {
-    out_.append("%unknown.operand.");
-    AppendInt(id, &out_);
+  const int k = FindLocal(id);
+  if (k == kNoInstruction) {
+    if (const Instr* operand = Find(id)) {
+      AppendShape(operand->shape(), true, &out_);
+      out_.append(" %");
+      out_.append(operand->name());
+    } else {
+      out_.append("%unknown.operand.");
+      AppendInt(id, &out_);
+    }
     return;
   }
-  if (slot->operand_text.empty()) {
-    AppendShape(slot->instr->shape(), true, &slot->operand_text);
-    slot->operand_text.append(" %");
-    slot->operand_text.append(slot->instr->name());
+  auto& [offset, size] = operand_text_[k];
+  if (size == 0) {
+    const Instr& operand = current_->instructions(k);
+    offset = operand_texts_.size();
+    AppendShape(operand.shape(), true, &operand_texts_);
+    operand_texts_.append(" %");
+    operand_texts_.append(operand.name());
+    size = operand_texts_.size() - offset;
   }
-  out_.append(slot->operand_text);
+  out_.append(operand_texts_, offset, size);
 }
 
 void ModulePrinter::AppendFrontendAttributes(

@@ -2,10 +2,10 @@
 // the ModulePrinter, whose methods live in print.cc (module, computations,
 // instruction lines, operands) and print_attributes.cc (attributes).
 //
-// Speed: everything appends to one std::string; each instruction's opcode
-// is classified once (OpKind); an instruction's `shape %name` operand text
-// is formatted once and reused by every user; ids resolve through one
-// module-wide table.
+// Speed: everything appends to one reserved std::string; each
+// instruction's opcode is classified once (OpKind); an instruction's
+// `shape %name` operand text is formatted once and reused by every user;
+// ids resolve through a per-computation table (dense when the ids are).
 #ifndef HLO_LSP_HLO_PROTO_PRINT_INTERNAL_H_
 #define HLO_LSP_HLO_PROTO_PRINT_INTERNAL_H_
 
@@ -125,22 +125,19 @@ class ModulePrinter {
   void Print();
 
  private:
-  // An instruction of the module and its operand text, made on first use.
-  struct Slot {
-    const Instr* instr = nullptr;
-    const xla::HloComputationProto* computation = nullptr;
-    std::string operand_text;  // `f32[2]{0} %name`
-  };
-
   // print.cc
   void IndexModule();
+  void EnterComputation(const xla::HloComputationProto& c);
   void PrintHeader();
   void PrintStackFrames();
   std::vector<const xla::HloComputationProto*> PostOrder();
   void AppendComputationName(int64_t id);
   void PrintComputation(const xla::HloComputationProto& c);
   std::vector<const Instr*> ScheduledOrder(const xla::HloComputationProto& c);
-  Slot* FindSlot(int64_t id);
+  // The position of instruction `id` in the current computation, or -1.
+  int FindLocal(int64_t id) const;
+  // Operands resolve in the current computation first, as XLA scopes
+  // them, then module-wide (a damaged proto may reach across).
   const Instr* Find(int64_t id);
   void AppendOperand(int64_t id);
   void AppendFrontendAttributes(const xla::FrontendAttributes& attributes);
@@ -166,15 +163,20 @@ class ModulePrinter {
   const xla::HloComputationProto* entry_ = nullptr;
   const xla::HloComputationProto* current_ = nullptr;
   absl::flat_hash_map<int64_t, const xla::HloComputationProto*> computations_;
-  std::vector<Slot> slots_;
-  absl::flat_hash_map<int64_t, uint32_t> slot_of_;  // instruction id -> slot
-  // A computation's instructions have consecutive slots from here.
-  absl::flat_hash_map<const xla::HloComputationProto*, uint32_t> first_slot_;
-  uint32_t current_first_slot_ = 0;
-  // A damaged proto may reuse an id in several computations; then ids
-  // resolve in the current computation first, as XLA scopes them.
-  bool duplicate_ids_ = false;
-  absl::flat_hash_map<int64_t, uint32_t> local_slot_of_;
+  // Module-wide id -> instruction (first of a repeated id), built on the
+  // first lookup outside the current computation.
+  absl::flat_hash_map<int64_t, const Instr*> global_;
+  bool global_built_ = false;
+  // The current computation's ids -> positions: a dense table when the ids
+  // are compact (XLA's and our encoder's are), else a hash map.
+  static constexpr int kNoInstruction = -1;
+  std::vector<int> local_dense_;
+  int64_t local_min_ = 0;
+  absl::flat_hash_map<int64_t, int> local_map_;
+  // Operand text (`f32[2]{0} %name`) of the current computation's
+  // instructions, made on first use: offset and size in operand_texts_.
+  std::vector<std::pair<size_t, size_t>> operand_text_;
+  std::string operand_texts_;
 };
 
 }  // namespace hlo::proto::internal
