@@ -33,7 +33,7 @@ bool LayoutHasExtras(const xla::LayoutProto& layout) {
 void AppendInt(int64_t value, std::string* out) {
   char buffer[24];
   auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, result.ptr);
+  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
 }
 
 void AppendIntList(const google::protobuf::RepeatedField<int64_t>& values,
@@ -131,6 +131,57 @@ void AppendLayout(const xla::LayoutProto& layout, std::string* out, int depth) {
   out->push_back('}');
 }
 
+// The common case in one append: an array of known type and static
+// dimensions whose layout, if printed, is minor_to_major alone
+// (`f32[2,3]{1,0}`). False, appending nothing, for anything else.
+bool AppendPlainArrayShape(const xla::ShapeProto& shape, bool with_layout,
+                           std::string* out) {
+  constexpr int kMaxRank = 32;
+  const int type = shape.element_type();
+  const int rank = shape.dimensions_size();
+  if (type <= 0 || type >= kPrimitiveTypeCount || type == xla::TOKEN ||
+      type == xla::OPAQUE_TYPE || rank > kMaxRank ||
+      shape.is_dynamic_dimension_size() > 0) {
+    return false;
+  }
+  bool layout = false;
+  if (with_layout && shape.has_layout()) {
+    const xla::LayoutProto& l = shape.layout();
+    if (rank == 0 || l.minor_to_major_size() == rank) {
+      if (LayoutHasExtras(l)) return false;
+      layout = rank > 0;
+    }
+  }
+  // 20 digits and a comma per number, two lists, and the type name.
+  char buffer[2 * kMaxRank * 21 + 64];
+  char* p = buffer;
+  char* const end = buffer + sizeof(buffer);
+  const std::string_view name =
+      PrimitiveTypeName(static_cast<PrimitiveType>(type));
+  if (name.size() > 32) return false;
+  std::memcpy(p, name.data(), name.size());
+  p += name.size();
+  *p++ = '[';
+  for (int i = 0; i < rank; ++i) {
+    const int64_t d = shape.dimensions(i);
+    if (d < 0) return false;
+    if (i > 0) *p++ = ',';
+    p = std::to_chars(p, end, d).ptr;
+  }
+  *p++ = ']';
+  if (layout) {
+    *p++ = '{';
+    const auto& m2m = shape.layout().minor_to_major();
+    for (int i = 0; i < m2m.size(); ++i) {
+      if (i > 0) *p++ = ',';
+      p = std::to_chars(p, end, m2m[i]).ptr;
+    }
+    *p++ = '}';
+  }
+  out->append(buffer, static_cast<size_t>(p - buffer));
+  return true;
+}
+
 void AppendShapeImpl(const xla::ShapeProto& shape, bool with_layout,
                      std::string* out, int depth) {
   if (depth > kMaxNesting) {
@@ -155,6 +206,7 @@ void AppendShapeImpl(const xla::ShapeProto& shape, bool with_layout,
     out->push_back(')');
     return;
   }
+  if (AppendPlainArrayShape(shape, with_layout, out)) return;
   AppendElementTypeName(type, out);
   out->push_back('[');
   const int dynamic_count = shape.is_dynamic_dimension_size();
@@ -220,7 +272,7 @@ void AppendFloat(double value, bool single, std::string* out) {
   auto result = single ? std::to_chars(buffer, buffer + sizeof(buffer),
                                        static_cast<float>(value))
                        : std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, result.ptr);
+  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
 }
 
 uint16_t Le16(const std::string& bytes, int64_t i) {

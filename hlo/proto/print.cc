@@ -31,8 +31,9 @@ void ModulePrinter::Print() {
 // typical of real dumps).
 void ModulePrinter::IndexModule() {
   size_t estimate = 0;
-  for (const auto& c : module_.computations()) {
-    computations_.try_emplace(c.id(), &c);
+  for (int k = 0; k < module_.computations_size(); ++k) {
+    const auto& c = module_.computations(k);
+    computations_.try_emplace(c.id(), k);
     estimate += 200 * static_cast<size_t>(c.instructions_size());
   }
   out_.reserve(out_.size() + estimate);
@@ -43,6 +44,7 @@ void ModulePrinter::EnterComputation(const xla::HloComputationProto& c) {
   const int n = c.instructions_size();
   local_dense_.clear();
   local_map_.clear();
+  params_.clear();
   operand_text_.assign(n, {0, 0});
   operand_texts_.clear();
   if (n == 0) return;
@@ -50,6 +52,7 @@ void ModulePrinter::EnterComputation(const xla::HloComputationProto& c) {
   for (const auto& i : c.instructions()) {
     min = std::min(min, i.id());
     max = std::max(max, i.id());
+    if (i.opcode() == "parameter") params_.push_back(&i);
   }
   if (static_cast<uint64_t>(max) - static_cast<uint64_t>(min) <
       4 * static_cast<uint64_t>(n) + 64) {
@@ -157,7 +160,6 @@ void ModulePrinter::PrintStackFrames() {
 // Iterative: a damaged proto can be cyclic.
 std::vector<const xla::HloComputationProto*> ModulePrinter::PostOrder() {
   std::vector<const xla::HloComputationProto*> order;
-  absl::flat_hash_set<const xla::HloComputationProto*> done, entered;
   const xla::HloComputationProto* entry = nullptr;
   for (const auto& c : module_.computations()) {
     if (c.id() == module_.entry_computation_id() &&
@@ -175,25 +177,28 @@ std::vector<const xla::HloComputationProto*> ModulePrinter::PostOrder() {
     entry = &module_.computations(module_.computations_size() - 1);
   }
   entry_ = entry;
-  auto visit = [&](const xla::HloComputationProto* root) {
-    std::vector<std::pair<const xla::HloComputationProto*, bool>> stack;
+  // By position: 0 new, 1 entered, 2 done.
+  std::vector<char> state(module_.computations_size(), 0);
+  auto visit = [&](int root) {
+    std::vector<std::pair<int, bool>> stack;
     stack.push_back({root, false});
     while (!stack.empty()) {
-      auto [c, expanded] = stack.back();
+      auto [k, expanded] = stack.back();
       stack.pop_back();
-      if (done.contains(c)) continue;
+      if (state[k] == 2) continue;
       if (expanded) {
-        done.insert(c);
-        order.push_back(c);
+        state[k] = 2;
+        order.push_back(&module_.computations(k));
         continue;
       }
-      if (!entered.insert(c).second) continue;  // a cycle
-      stack.push_back({c, true});
-      for (auto it = c->instructions().rbegin(); it != c->instructions().rend();
-           ++it) {
-        for (int k = it->called_computation_ids_size() - 1; k >= 0; --k) {
-          auto found = computations_.find(it->called_computation_ids(k));
-          if (found != computations_.end() && !done.contains(found->second)) {
+      if (state[k] == 1) continue;  // a cycle
+      state[k] = 1;
+      stack.push_back({k, true});
+      const auto& instructions = module_.computations(k).instructions();
+      for (auto it = instructions.rbegin(); it != instructions.rend(); ++it) {
+        for (int j = it->called_computation_ids_size() - 1; j >= 0; --j) {
+          auto found = computations_.find(it->called_computation_ids(j));
+          if (found != computations_.end() && state[found->second] != 2) {
             stack.push_back({found->second, false});
           }
         }
@@ -202,7 +207,7 @@ std::vector<const xla::HloComputationProto*> ModulePrinter::PostOrder() {
   };
   // Stored order (XLA stores callees first), moving a callee forward only
   // when a caller precedes it.
-  for (const auto& c : module_.computations()) visit(&c);
+  for (int k = 0; k < module_.computations_size(); ++k) visit(k);
   return order;
 }
 
@@ -214,7 +219,7 @@ void ModulePrinter::AppendComputationName(int64_t id) {
     return;
   }
   out_.push_back('%');
-  out_.append(it->second->name());
+  out_.append(module_.computations(it->second).name());
 }
 
 void ModulePrinter::PrintComputation(const xla::HloComputationProto& c) {
@@ -227,10 +232,7 @@ void ModulePrinter::PrintComputation(const xla::HloComputationProto& c) {
     root = &c.instructions(c.instructions_size() - 1);
   }
   // Signature: parameters by number.
-  std::vector<const Instr*> params;
-  for (const auto& i : c.instructions()) {
-    if (i.opcode() == "parameter") params.push_back(&i);
-  }
+  std::vector<const Instr*>& params = params_;
   std::stable_sort(params.begin(), params.end(),
                    [](const Instr* a, const Instr* b) {
                      return a->parameter_number() < b->parameter_number();

@@ -29,7 +29,7 @@ using google::protobuf::RepeatedField;
 inline void AppendInt(int64_t value, std::string* out) {
   char buffer[24];
   auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  out->append(buffer, result.ptr);
+  out->append(buffer, static_cast<size_t>(result.ptr - buffer));
 }
 
 template <typename T>
@@ -162,7 +162,8 @@ class ModulePrinter {
   std::string& out_;
   const xla::HloComputationProto* entry_ = nullptr;
   const xla::HloComputationProto* current_ = nullptr;
-  absl::flat_hash_map<int64_t, const xla::HloComputationProto*> computations_;
+  // Computation id -> position in the module.
+  absl::flat_hash_map<int64_t, int> computations_;
   // Module-wide id -> instruction (first of a repeated id), built on the
   // first lookup outside the current computation.
   absl::flat_hash_map<int64_t, const Instr*> global_;
@@ -177,6 +178,8 @@ class ModulePrinter {
   // instructions, made on first use: offset and size in operand_texts_.
   std::vector<std::pair<size_t, size_t>> operand_text_;
   std::string operand_texts_;
+  // The current computation's parameters, in stored order.
+  std::vector<const Instr*> params_;
 };
 
 }  // namespace hlo::proto::internal
