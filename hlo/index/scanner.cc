@@ -25,12 +25,23 @@ bool StartsWith(std::string_view s, size_t pos, std::string_view prefix) {
          std::memcmp(s.data() + pos, prefix.data(), prefix.size()) == 0;
 }
 
+// absl::Hash falls back to std::hash for std::string_view with Debian's
+// abseil (see hlo/absl_compat.h), which is slow on long op_name strings.
+struct ViewHash {
+  size_t operator()(std::string_view s) const {
+    return static_cast<size_t>(XXH3_64bits(s.data(), s.size()));
+  }
+};
+
 class Scanner {
  public:
   Scanner(std::string_view text, const ScanOptions& options)
       : text_(text), options_(options) {}
 
   FileSymbols Run() {
+    // Dumps run at about one symbol per 150 bytes; names average ~20 bytes.
+    out_.symbols.reserve(text_.size() / 150 + 16);
+    out_.pool.reserve(text_.size() / 8 + 64);
     size_t pos = 0;
     uint32_t line_number = 0;
     while (pos < text_.size()) {
@@ -85,8 +96,10 @@ class Scanner {
     for (; pos < end; ++pos) {
       char c = text_[pos];
       if (in_header_string_) {
-        if (c == '\\') ++pos;
-        else if (c == '"') in_header_string_ = false;
+        if (c == '\\')
+          ++pos;
+        else if (c == '"')
+          in_header_string_ = false;
       } else if (c == '"') {
         in_header_string_ = true;
       } else if (c == '{') {
@@ -244,8 +257,9 @@ class Scanner {
       s.module = module_;
       // Header attributes may run over many lines (origin_recovery_table
       // even embeds whole modules in strings): skip to their end.
-      if (EndsWithBrace(name_end, end) || text_.substr(name_end, end - name_end)
-                                                  .find('"') != std::string_view::npos) {
+      if (EndsWithBrace(name_end, end) ||
+          text_.substr(name_end, end - name_end).find('"') !=
+              std::string_view::npos) {
         TrackHeader(name_end, end);
       }
       return;
@@ -301,7 +315,7 @@ class Scanner {
     if (after == name_end && !entry && text_[after] != '(') return;
     if (text_[after] != '(' && text_[after] != '{') return;
     bool header = text_[after] == '{' ? EndsWithBrace(after, end)
-                                       : SignatureOpensBody(after);
+                                      : SignatureOpensBody(after);
     if (!header) return;
     Symbol& s = Add(SymbolKind::kComputation, name, name_end, line, start);
     if (entry) s.flags |= kFlagEntry;
@@ -357,9 +371,9 @@ class Scanner {
           }
           if (next + 1 < end && text_[next] == '{') {
             size_t inner = SkipSpaces(next + 1, end);
-            if (inner < end && (std::isdigit(static_cast<unsigned char>(
-                                    text_[inner])) ||
-                                text_[inner] == ':')) {
+            if (inner < end &&
+                (std::isdigit(static_cast<unsigned char>(text_[inner])) ||
+                 text_[inner] == ':')) {
               pos = next - 1;
               continue;
             }
@@ -381,8 +395,7 @@ class Scanner {
     size_t opcode_end = NameEnd(opcode_begin, end);
     Symbol& added = out_.symbols[symbol_index];
     if (shape_end > shape_begin) {
-      added.shape =
-          Intern(text_.substr(shape_begin, shape_end - shape_begin));
+      added.shape = Intern(text_.substr(shape_begin, shape_end - shape_begin));
     }
     size_t paren = SkipSpaces(opcode_end, end);
     if (opcode_end > opcode_begin && paren < end && text_[paren] == '(') {
@@ -471,8 +484,8 @@ class Scanner {
   int header_depth_ = 0;
   bool previous_ended_with_equals_ = false;
   bool in_header_string_ = false;
-  absl::flat_hash_map<std::string_view, uint32_t> interned_;
-  absl::flat_hash_set<std::string_view> seen_op_names_;
+  absl::flat_hash_map<std::string_view, uint32_t, ViewHash> interned_;
+  absl::flat_hash_set<std::string_view, ViewHash> seen_op_names_;
   absl::flat_hash_set<uint64_t> seen_locations_;
 };
 
@@ -480,10 +493,14 @@ class Scanner {
 
 std::string_view SymbolKindName(SymbolKind kind) {
   switch (kind) {
-    case SymbolKind::kModule: return "module";
-    case SymbolKind::kComputation: return "computation";
-    case SymbolKind::kInstruction: return "instruction";
-    case SymbolKind::kMetadata: return "metadata";
+    case SymbolKind::kModule:
+      return "module";
+    case SymbolKind::kComputation:
+      return "computation";
+    case SymbolKind::kInstruction:
+      return "instruction";
+    case SymbolKind::kMetadata:
+      return "metadata";
   }
   return "unknown";
 }

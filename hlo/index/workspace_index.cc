@@ -16,6 +16,7 @@
 #include "hlo/index/discovery.h"
 #include "hlo/index/query.h"
 #include "hlo/index/scanner.h"
+#include "xxhash.h"
 
 namespace hlo::index {
 
@@ -26,6 +27,7 @@ struct WorkspaceIndex::FileEntry {
   std::string display_path;
   bool is_hlo = false;
   uint64_t content_hash = 0;
+  uint64_t content_high = 0;  // with content_hash, XXH3-128 (0: unknown)
   uint32_t symbol_count = 0;
   std::vector<BlockUse> uses;
   ModuleRanges modules;
@@ -173,6 +175,7 @@ void WorkspaceIndex::PutFile(std::unique_ptr<FileEntry> entry) {
   MarkDirty(entry->key.path);
   auto [it, inserted] = by_path_.try_emplace(entry->key.path, 0);
   if (!inserted) {
+    ForgetContent(it->second);
     files_[it->second] = std::move(entry);
   } else {
     uint32_t id;
@@ -186,13 +189,24 @@ void WorkspaceIndex::PutFile(std::unique_ptr<FileEntry> entry) {
     }
     it->second = id;
   }
+  const FileEntry& e = *files_[it->second];
+  if (e.content_high != 0) {
+    by_content_.try_emplace({e.content_hash, e.content_high}, it->second);
+  }
   Changed();
+}
+
+void WorkspaceIndex::ForgetContent(uint32_t id) {
+  const FileEntry& e = *files_[id];
+  auto it = by_content_.find({e.content_hash, e.content_high});
+  if (it != by_content_.end() && it->second == id) by_content_.erase(it);
 }
 
 void WorkspaceIndex::EraseFile(const std::string& path) {
   auto it = by_path_.find(path);
   if (it == by_path_.end()) return;
   MarkDirty(path);
+  ForgetContent(it->second);
   files_[it->second].reset();
   free_ids_.push_back(it->second);
   by_path_.erase(it);
@@ -264,7 +278,16 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
   std::vector<char> missing(files.size(), 0);
   std::atomic<size_t> done{0};
   size_t step = std::max<size_t>(1, files.size() / 100);
-  ParallelFor(files.size(), threads_, [&](size_t, size_t i) {
+  // Neighbours in path order are often byte-identical (a pass that changed
+  // nothing): visit files in a scattered order so that one is done before
+  // its twin starts and the twin reuses its scan.
+  std::vector<uint32_t> order(files.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [](uint32_t a, uint32_t b) {
+    return (a * 2654435761u) < (b * 2654435761u);
+  });
+  ParallelFor(files.size(), threads_, [&](size_t, size_t k) {
+    size_t i = order[k];
     absl::StatusOr<FileKey> key = StatFile(files[i]);
     bool unchanged = false;
     if (!key.ok()) {
@@ -289,6 +312,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
       FileSymbols symbols;
       std::vector<PreparedBlock> blocks;
       bool ok = true;
+      bool copied = false;  // from a file with the same content
       if (hit == nullptr) {
         MappedFile mapped;
         std::string error;
@@ -297,17 +321,37 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
           ok = false;
         } else {
           std::string_view bytes = mapped.bytes();
-          entry->is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
-          if (entry->is_hlo) {
-            symbols = ScanSymbols(bytes);
-            blocks = PrepareBlocks(symbols);
+          XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
+          entry->content_hash = hash.low64;
+          entry->content_high = hash.high64 | 1;  // never 0 once known
+          // A byte-identical file (pass dumps often are) is not scanned
+          // again: its block uses are the same.
+          {
+            std::shared_lock<std::shared_mutex> lock(mutex_);
+            auto same =
+                by_content_.find({entry->content_hash, entry->content_high});
+            if (same != by_content_.end()) {
+              const FileEntry& twin = *files_[same->second];
+              entry->is_hlo = twin.is_hlo;
+              entry->symbol_count = twin.symbol_count;
+              entry->uses = twin.uses;
+              entry->modules = twin.modules;
+              entry->module_name = twin.module_name;
+              copied = true;
+            }
           }
-          entry->content_hash = ContentHash(bytes);
-          entry->symbol_count = static_cast<uint32_t>(symbols.symbols.size());
-          for (const Symbol& s : symbols.symbols) {
-            if (s.kind == SymbolKind::kModule) {
-              entry->module_name = std::string(symbols.Name(s));
-              break;
+          if (!copied) {
+            entry->is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
+            if (entry->is_hlo) {
+              symbols = ScanSymbols(bytes);
+              blocks = PrepareBlocks(symbols);
+            }
+            entry->symbol_count = static_cast<uint32_t>(symbols.symbols.size());
+            for (const Symbol& s : symbols.symbols) {
+              if (s.kind == SymbolKind::kModule) {
+                entry->module_name = std::string(symbols.Name(s));
+                break;
+              }
             }
           }
           ++files_scanned_;
@@ -332,7 +376,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
                 std::string(store_.names().Get(entry->modules[0].second));
           }
           ++shards_loaded_;
-        } else {
+        } else if (!copied) {
           store_.Merge(symbols, blocks, &entry->uses, &entry->modules);
         }
         entry->uses.shrink_to_fit();

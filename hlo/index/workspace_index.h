@@ -126,6 +126,7 @@ class WorkspaceIndex {
   // Caller holds mutex_ exclusively.
   void PutFile(std::unique_ptr<FileEntry> entry);
   void EraseFile(const std::string& path);
+  void ForgetContent(uint32_t id);
   void MarkDirty(std::string_view path);
   struct Adoption;
   // Caller holds mutex_ exclusively.
@@ -147,6 +148,8 @@ class WorkspaceIndex {
   std::vector<std::unique_ptr<FileEntry>> files_;  // by id; null: free
   std::vector<uint32_t> free_ids_;
   absl::flat_hash_map<std::string, uint32_t> by_path_;  // absolute -> id
+  // XXH3-128 of a scanned file's bytes -> a live file with that content.
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint32_t> by_content_;
   std::vector<Folder> folders_;
   std::atomic<uint64_t> generation_{0};  // bumped on every change
 
