@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "exec/literal.h"
+#include "exec/platform.h"
 #include "exec/replay.h"
 #include "hlo/parser.h"
 #include "hlo/proto/convert.h"
@@ -509,8 +510,9 @@ struct WorkspaceService::ReplayJob {
 
 namespace {
 
-Json ReplayJson(const std::string& module_name, const hlo::exec::ReplayResult& r,
-                const std::string& arg_source, const std::vector<std::string>* mismatches) {
+Json ReplayJson(const std::string& module_name, const std::string& platform,
+                const hlo::exec::ReplayResult& r, const std::string& arg_source,
+                const std::vector<std::string>* mismatches) {
   Json outputs = Json::array(), stats = Json::array();
   for (const auto& [name, v] : r.outputs) {
     std::string s = v->ToString(8);
@@ -531,8 +533,8 @@ Json ReplayJson(const std::string& module_name, const hlo::exec::ReplayResult& r
     summary = "replay of " + module_name + " failed: " + r.error;
   } else {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "replayed %s on cpu in %.3f s (%lld participant%s), arguments: %s",
-                  module_name.c_str(), r.seconds, static_cast<long long>(r.participants),
+    std::snprintf(buf, sizeof buf, "replayed %s on %s in %.3f s (%lld participant%s), arguments: %s",
+                  module_name.c_str(), platform.c_str(), r.seconds, static_cast<long long>(r.participants),
                   r.participants == 1 ? "" : "s", arg_source.c_str());
     summary = buf;
     if (r.first_nonfinite) {
@@ -541,9 +543,14 @@ Json ReplayJson(const std::string& module_name, const hlo::exec::ReplayResult& r
     } else {
       summary += "; no NaN or Inf produced";
     }
+    const std::string reference = platform == "gpu" ? "the CPU run's" : "the snapshot's";
     if (mismatches) {
-      summary += mismatches->empty() ? "; matches the snapshot's result"
-                                     : "; differs from the snapshot's result";
+      summary += mismatches->empty() ? "; matches " + reference + " result"
+                                     : "; differs from " + reference + " result";
+    }
+    if (r.divergence) {
+      summary += "; first divergence at line " + std::to_string(r.divergence->gpu.line) + ": %" +
+                 r.divergence->gpu.name + " (" + r.divergence->detail + ")";
     }
   }
   Json j{{"summary", summary},
@@ -556,6 +563,13 @@ Json ReplayJson(const std::string& module_name, const hlo::exec::ReplayResult& r
          {"seconds", r.seconds}};
   if (!r.error.empty()) j["error"] = r.error;
   if (mismatches) j["mismatches"] = *mismatches;
+  if (r.divergence) {
+    j["divergence"] = {{"name", r.divergence->gpu.name},
+                       {"opcode", r.divergence->gpu.opcode},
+                       {"line", r.divergence->gpu.line},
+                       {"run", r.divergence->run},
+                       {"detail", r.divergence->detail}};
+  }
   return j;
 }
 
@@ -576,9 +590,19 @@ WorkspaceService::Reply WorkspaceService::StartReplay(const Json& args, bool com
     std::string platform = StringField(args, "platform");
     platforms.push_back(platform.empty() ? "cpu" : platform);
   }
+  bool gpu = false;
   for (const std::string& p : platforms) {
-    if (p == "gpu" && !compare) return Failed("no GPU backend in this build");
     if (p != "cpu" && p != "gpu") return Invalid("unknown platform: " + p);
+    gpu = gpu || p == "gpu";
+  }
+  std::string no_gpu;
+  if (gpu) {
+    const hlo::exec::GpuInfo info = hlo::exec::QueryGpuInChild();
+    if (!info.available()) {
+      if (!compare) return Failed(info.Describe());
+      no_gpu = info.Describe();
+      gpu = false;  // compare the CPU run with a snapshot's result instead
+    }
   }
 
   // The module: the document's text, or the module inside a proto.
@@ -606,12 +630,12 @@ WorkspaceService::Reply WorkspaceService::StartReplay(const Json& args, bool com
     if (!s.ok()) return Failed(sp + ": " + std::string(s.status().message()));
     snapshot = *std::move(s);
   }
-  if (compare) {
-    // Only CPU runs here: the reference must be a recorded result.
+  if (compare && !gpu) {
+    // CPU only: the reference must be a recorded result.
     if (!snapshot || snapshot->results.empty()) {
-      return Failed("hlo.compare: this build has no GPU backend, so it compares the CPU run "
-                    "with a snapshot's recorded result; pass {snapshot} naming an HloSnapshot "
-                    "with a result (none found for " + path + ")");
+      return Failed("hlo.compare: " + (no_gpu.empty() ? std::string() : no_gpu + ", so ") +
+                    "it compares the CPU run with a snapshot's recorded result; pass {snapshot} "
+                    "naming an HloSnapshot with a result (none found for " + path + ")");
     }
   }
   bool fake = args.value("fakeData", false);
@@ -644,9 +668,11 @@ WorkspaceService::Reply WorkspaceService::StartReplay(const Json& args, bool com
                                 ? "module"
                                 : std::string(file->Text(file->modules[0].name));
   ReplayJob* raw = job.get();
-  job->thread = std::thread([raw, file, text, snapshot, fake, compare, module_name, path] {
+  job->thread = std::thread([raw, file, text, snapshot, fake, compare, gpu, module_name, path] {
     hlo::exec::ReplayOptions options;
     options.collect_stats = true;
+    if (gpu) options.platform = hlo::exec::Platform::kGpu;
+    options.compare_with_cpu = gpu && compare;
     options.cancel = &raw->cancel;
     std::string arg_source = "fake data";
     if (snapshot && snapshot->has_arguments && !fake) {
@@ -657,8 +683,11 @@ WorkspaceService::Reply WorkspaceService::StartReplay(const Json& args, bool com
     hlo::exec::ReplayResult r = hlo::exec::Replay(*file, 0, options);
     std::vector<std::string> mismatches;
     bool compared = compare && r.outcome == hlo::exec::ReplayOutcome::kOk;
-    if (compared) mismatches = hlo::exec::CompareOutputs(snapshot->results, r.outputs);
-    Json result = ReplayJson(module_name, r, arg_source, compared ? &mismatches : nullptr);
+    if (compared)
+      mismatches = gpu ? hlo::exec::CompareOutputs(r.reference_outputs, r.outputs)
+                       : hlo::exec::CompareOutputs(snapshot->results, r.outputs);
+    Json result = ReplayJson(module_name, gpu ? "gpu" : "cpu", r, arg_source,
+                             compared ? &mismatches : nullptr);
     std::lock_guard<std::mutex> lock(raw->mutex);
     raw->result = std::move(result);
     raw->done = true;
@@ -722,6 +751,12 @@ WorkspaceService::Reply WorkspaceService::CodeActions(const Json& params) {
   }
   out.push_back(action("Export as HloProto", "hlo.exportProto", arg));
   out.push_back(action("Replay on CPU", "hlo.replay", Json{{"uri", uri}, {"platform", "cpu"}}));
+  // GPU actions only where a device answers (asked once, in a child process).
+  if (hlo::exec::GpuBackendBuilt() && hlo::exec::QueryGpuInChild().available()) {
+    out.push_back(action("Replay on GPU", "hlo.replay", Json{{"uri", uri}, {"platform", "gpu"}}));
+    out.push_back(action("Compare GPU with CPU", "hlo.compare",
+                         Json{{"uri", uri}, {"platforms", Json::array({"gpu", "cpu"})}}));
+  }
   return out;
 }
 

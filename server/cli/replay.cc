@@ -34,8 +34,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: hlo-lsp replay MODULE [options]\n\n"
     "Replays an HLO module (text, or a proto such as an HloSnapshot) on CPU\n"
-    "with hlo-lsp's own evaluator.\n\n"
-    "  --platform cpu|gpu     where to run (default cpu; no GPU backend yet)\n"
+    "with hlo-lsp's own evaluator, or on an NVIDIA GPU (CUDA builds).\n\n"
+    "  --platform cpu|gpu     where to run (default cpu)\n"
     "  --snapshot S.pb        take the arguments (and recorded result) from S\n"
     "  --force-fake-data      fake arguments even when a snapshot has some\n"
     "  --seed N               fake-data seed (default 0)\n"
@@ -43,7 +43,9 @@ constexpr char kUsage[] =
     "  --out OUT.npz          write the results out0, out1, ... to an .npz\n"
     "  --stats                per-instruction min/max/mean and NaN/Inf counts\n"
     "  --json                 print the report as JSON\n"
-    "  --compare cpu|snapshot compare with the snapshot's recorded result\n"
+    "  --compare cpu|snapshot snapshot: compare with the snapshot's recorded\n"
+    "                         result; cpu (with --platform gpu): run on CPU too\n"
+    "                         and report the first instruction that differs\n"
     "  --atol X, --rtol X     comparison tolerance (default 1e-3 each)\n"
     "  --timeout SECONDS      wall-clock limit (default 600)\n"
     "  --memory-limit BYTES   evaluator memory limit (default 80% of RAM)\n"
@@ -286,6 +288,9 @@ int RunReplay(int argc, char** argv) {
   options.collect_stats = true;  // the NaN origin is always reported
   options.memory_limit = f.memory_limit;
   options.timeout_seconds = f.timeout;
+  options.compare_with_cpu = f.platform == "gpu" && f.compare == "cpu";
+  options.atol = f.atol;
+  options.rtol = f.rtol;
   std::string arg_source = Cat("fake data, seed ", f.seed);
   hlo::exec::SetMemoryLimit(f.memory_limit > 0 ? f.memory_limit
                                                : hlo::exec::DefaultMemoryLimit());
@@ -317,6 +322,8 @@ int RunReplay(int argc, char** argv) {
   std::vector<std::string> mismatches;
   if (r.outcome == hlo::exec::ReplayOutcome::kOk && f.compare == "snapshot")
     mismatches = hlo::exec::CompareOutputs(snapshot->results, r.outputs, f.atol, f.rtol);
+  if (r.outcome == hlo::exec::ReplayOutcome::kOk && options.compare_with_cpu)
+    mismatches = hlo::exec::CompareOutputs(r.reference_outputs, r.outputs, f.atol, f.rtol);
   int rc = kExitOk;
   if (r.outcome == hlo::exec::ReplayOutcome::kRefused) rc = kExitNo;
   if (r.outcome == hlo::exec::ReplayOutcome::kFailed) rc = kExitFailed;
@@ -361,6 +368,16 @@ int RunReplay(int argc, char** argv) {
       j["compare"] = f.compare;
       j["mismatches"] = mismatches;
     }
+    if (options.compare_with_cpu) {
+      nlohmann::json d;
+      if (r.divergence) {
+        d = {{"name", r.divergence->gpu.name}, {"opcode", r.divergence->gpu.opcode},
+             {"line", r.divergence->gpu.line}, {"run", r.divergence->run},
+             {"detail", r.divergence->detail}, {"cpu", StatsJson(r.divergence->cpu)},
+             {"gpu", StatsJson(r.divergence->gpu)}};
+      }
+      j["divergence"] = d;
+    }
     std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return rc;
   }
@@ -368,7 +385,8 @@ int RunReplay(int argc, char** argv) {
     std::fprintf(stderr, "hlo-lsp replay: %s: %s\n", f.module_path.c_str(), r.error.c_str());
     return rc;
   }
-  std::printf("replayed %s on cpu in %.3f s (%lld participant%s)\n", module_name.c_str(),
+  std::printf("replayed %s on %s in %.3f s (%lld participant%s)\n", module_name.c_str(),
+              f.platform.c_str(),
               r.seconds, static_cast<long long>(r.participants),
               r.participants == 1 ? "" : "s, outputs of participant 0");
   std::printf("arguments (%s):", arg_source.c_str());
@@ -394,7 +412,23 @@ int RunReplay(int argc, char** argv) {
     for (const auto& s : r.stats) std::printf("%s\n", StatsLine(s).c_str());
   }
   if (!f.compare.empty()) {
-    if (f.compare == "cpu") {
+    if (f.compare == "cpu" && options.compare_with_cpu) {
+      if (mismatches.empty())
+        std::printf("compare: the outputs match the CPU run (atol %g, rtol %g)\n", f.atol,
+                    f.rtol);
+      for (const std::string& m : mismatches) std::printf("mismatch: %s\n", m.c_str());
+      if (r.divergence) {
+        const auto& d = *r.divergence;
+        std::printf("first divergence: %s:%lld: %%%s %s (run %lld): %s\n",
+                    f.module_path.c_str(), static_cast<long long>(d.gpu.line),
+                    d.gpu.name.c_str(), d.gpu.opcode.c_str(), static_cast<long long>(d.run),
+                    d.detail.c_str());
+        std::printf("%s\n", StatsLine(d.cpu).replace(0, 2, "  cpu ").c_str());
+        std::printf("%s\n", StatsLine(d.gpu).replace(0, 2, "  gpu ").c_str());
+      } else {
+        std::printf("compare: no instruction differs beyond the tolerance\n");
+      }
+    } else if (f.compare == "cpu") {
       std::printf("compare: the reference platform is cpu, the platform run\n");
     } else if (mismatches.empty()) {
       std::printf("compare: matches the snapshot's result (atol %g, rtol %g)\n", f.atol, f.rtol);

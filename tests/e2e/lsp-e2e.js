@@ -479,7 +479,7 @@ async function workspaceTests() {
     check('hlo.moduleFiles: same as the request', JSON.stringify(mf) === JSON.stringify(files), mf);
 
     const gpu = await exec('hlo.replay', { uri: pathToFileURL(before).href, platform: 'gpu' }).then(() => null, e => e.message);
-    check('hlo.replay gpu: an error', gpu === 'no GPU backend in this build', gpu);
+    check('hlo.replay gpu: an error', /^no GPU: /.test(gpu || ''), gpu);
     const started = await exec('hlo.replay', { uri: pathToFileURL(before).href, platform: 'cpu' });
     check('hlo.replay: returns an id', started && started.id !== undefined, started);
     const result = started && await s.req(new P.RequestType('hlo/replayResult'), { id: started.id }, 120000);
