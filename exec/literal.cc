@@ -1,5 +1,7 @@
 #include "exec/literal.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -79,11 +81,45 @@ std::string ShapeString(const LiteralShape& shape) {
   return s + "]";
 }
 
+namespace {
+
+// Arrays of 4 MiB and more are mapped directly: fresh pages are already
+// zero (no memset pass), and transparent huge pages, where the kernel gives
+// them on request, cut the page faults of a fresh 64 MiB result from 16384
+// to 32. Elementwise replay speed is mostly these faults otherwise.
+constexpr int64_t kMapBytes = int64_t{4} << 20;
+
+void* AllocateZeroed(int64_t bytes) {
+  if (bytes >= kMapBytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);  // advice only; may be refused
+#endif
+    return p;
+  }
+  void* p = ::operator new(std::max<int64_t>(bytes, 1), std::align_val_t{64},
+                           std::nothrow);
+  if (p != nullptr) std::memset(p, 0, bytes);
+  return p;
+}
+
+void FreeBytes(void* p, int64_t bytes) {
+  if (bytes >= kMapBytes) {
+    munmap(p, bytes);
+  } else {
+    ::operator delete(p, std::align_val_t{64});
+  }
+}
+
+}  // namespace
+
 Literal::~Literal() { Release(); }
 
 void Literal::Release() {
   if (bytes_) {
-    ::operator delete(bytes_, std::align_val_t{64});
+    FreeBytes(bytes_, byte_size_);
     g_in_use -= byte_size_;
     bytes_ = nullptr;
   }
@@ -135,14 +171,12 @@ absl::StatusOr<Literal> Literal::CreateArray(PrimitiveType type,
   int64_t peak = g_peak;
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
   }
-  void* p = ::operator new(std::max<int64_t>(bytes, 1), std::align_val_t{64},
-                           std::nothrow);
+  void* p = AllocateZeroed(bytes);
   if (p == nullptr) {
     g_in_use -= bytes;
     return absl::ResourceExhaustedError("out of memory allocating " +
                                         Bytes(bytes));
   }
-  std::memset(p, 0, bytes);
   lit.bytes_ = static_cast<uint8_t*>(p);
   lit.byte_size_ = bytes;
   lit.count_ = *n;

@@ -3,6 +3,7 @@
 // shifts by the width or more give 0 (arithmetic right: the sign), min/max
 // propagate NaN, integer arithmetic wraps, narrow floats compute in f32 and
 // round to nearest even.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <tuple>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "exec/evaluator_internal.h"
+#include "exec/parallel.h"
 #include "exec/strings.h"
 
 namespace hlo::exec {
@@ -40,12 +42,18 @@ inline std::tuple<int, double, int> TotalKey(double v) {
 template <typename K>
 bool CompareValues(ComparisonDirection dir, const K& a, const K& b) {
   switch (dir) {
-    case ComparisonDirection::kEq: return a == b;
-    case ComparisonDirection::kNe: return a != b;
-    case ComparisonDirection::kGe: return a >= b;
-    case ComparisonDirection::kGt: return a > b;
-    case ComparisonDirection::kLe: return a <= b;
-    case ComparisonDirection::kLt: return a < b;
+    case ComparisonDirection::kEq:
+      return a == b;
+    case ComparisonDirection::kNe:
+      return a != b;
+    case ComparisonDirection::kGe:
+      return a >= b;
+    case ComparisonDirection::kGt:
+      return a > b;
+    case ComparisonDirection::kLe:
+      return a <= b;
+    case ComparisonDirection::kLt:
+      return a < b;
   }
   return false;
 }
@@ -71,28 +79,59 @@ constexpr uint64_t WidthMask() {
   return T::kBits >= 64 ? ~uint64_t{0} : (uint64_t{1} << T::kBits) - 1;
 }
 
-// Runs out[i] = f(a[i]) with per-type traits for input and output.
+// Runs body(begin, end) over [0, n): split over the worker pool when the
+// array is large enough for threads to pay (each takes >= 64K elements).
+template <typename Body>
+void ForChunks(int64_t n, const Body& body) {
+  constexpr int64_t kMinPerThread = int64_t{1} << 16;
+  const int threads =
+      static_cast<int>(std::min<int64_t>(ExecThreads(), n / kMinPerThread));
+  if (threads <= 1) {
+    body(int64_t{0}, n);
+    return;
+  }
+  ParallelFor(threads, [&](int t) {
+    const Range r = SplitRange(n, threads, 64, t);
+    body(r.begin, r.end);
+  });
+}
+
+// Runs out[i] = f(a[i]) with per-type traits for input and output: a plain
+// loop over contiguous memory (vectorized where f allows), in chunks.
 template <typename TI, typename TO, typename F>
 void Map1(const Literal& a, Literal& out, F f) {
-  const auto* x = a.data<typename TI::S>();
-  auto* o = out.data<typename TO::S>();
-  const int64_t n = out.count();
-  for (int64_t i = 0; i < n; ++i) o[i] = TO::Store(f(TI::Load(x[i])));
+  const auto* __restrict x = a.data<typename TI::S>();
+  auto* __restrict o = out.data<typename TO::S>();
+  ForChunks(out.count(), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) o[i] = TO::Store(f(TI::Load(x[i])));
+  });
 }
 
 template <typename TI, typename TO, typename F>
 void Map2(const Literal& a, const Literal& b, Literal& out, F f) {
-  const auto* x = a.data<typename TI::S>();
-  const auto* y = b.data<typename TI::S>();
-  auto* o = out.data<typename TO::S>();
+  const auto* __restrict x = a.data<typename TI::S>();
+  const auto* __restrict y = b.data<typename TI::S>();
+  auto* __restrict o = out.data<typename TO::S>();
   const int64_t n = out.count();
   if (a.count() == n && b.count() == n) {
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = TO::Store(f(TI::Load(x[i]), TI::Load(y[i])));
-  } else {  // a scalar operand broadcast (clamp, select, old dumps)
-    const int64_t sa = a.count() == n ? 1 : 0, sb = b.count() == n ? 1 : 0;
-    for (int64_t i = 0; i < n; ++i)
-      o[i] = TO::Store(f(TI::Load(x[i * sa]), TI::Load(y[i * sb])));
+    ForChunks(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        o[i] = TO::Store(f(TI::Load(x[i]), TI::Load(y[i])));
+    });
+  } else if (b.count() == n) {  // a scalar operand broadcast (clamp, select,
+                                // old dumps)
+    const auto xs = TI::Load(x[0]);
+    ForChunks(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = TO::Store(f(xs, TI::Load(y[i])));
+    });
+  } else if (a.count() == n) {
+    const auto ys = TI::Load(y[0]);
+    ForChunks(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = TO::Store(f(TI::Load(x[i]), ys));
+    });
+  } else {
+    const auto v = f(TI::Load(x[0]), TI::Load(y[0]));
+    for (int64_t i = 0; i < n; ++i) o[i] = TO::Store(v);
   }
 }
 
@@ -105,69 +144,118 @@ template <typename T>
 absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
   using C = typename T::C;
   constexpr Kind k = T::kKind;
-  auto map = [&](auto f) { Map1<T, T>(a, out, f); return absl::OkStatus(); };
+  auto map = [&](auto f) {
+    Map1<T, T>(a, out, f);
+    return absl::OkStatus();
+  };
   if constexpr (k == Kind::kFloat) {
     switch (node.op) {
-      case O::kAbs: return map([](C x) { return std::fabs(x); });
-      case O::kNegate: return map([](C x) { return -x; });
-      case O::kExponential: return map([](C x) { return std::exp(x); });
-      case O::kExponentialMinusOne: return map([](C x) { return std::expm1(x); });
-      case O::kLog: return map([](C x) { return std::log(x); });
-      case O::kLogPlusOne: return map([](C x) { return std::log1p(x); });
-      case O::kSqrt: return map([](C x) { return std::sqrt(x); });
-      case O::kRsqrt: return map([](C x) { return C(1) / std::sqrt(x); });
-      case O::kCbrt: return map([](C x) { return std::cbrt(x); });
-      case O::kSine: return map([](C x) { return std::sin(x); });
-      case O::kCosine: return map([](C x) { return std::cos(x); });
-      case O::kTan: return map([](C x) { return std::tan(x); });
-      case O::kTanh: return map([](C x) { return std::tanh(x); });
-      case O::kAtan: return map([](C x) { return std::atan(x); });
-      case O::kAcos: return map([](C x) { return std::acos(x); });
-      case O::kAsin: return map([](C x) { return std::asin(x); });
-      case O::kAcosh: return map([](C x) { return std::acosh(x); });
-      case O::kAsinh: return map([](C x) { return std::asinh(x); });
-      case O::kAtanh: return map([](C x) { return std::atanh(x); });
-      case O::kCosh: return map([](C x) { return std::cosh(x); });
-      case O::kSinh: return map([](C x) { return std::sinh(x); });
-      case O::kErf: return map([](C x) { return std::erf(x); });
+      case O::kAbs:
+        return map([](C x) { return std::fabs(x); });
+      case O::kNegate:
+        return map([](C x) { return -x; });
+      case O::kExponential:
+        return map([](C x) { return std::exp(x); });
+      case O::kExponentialMinusOne:
+        return map([](C x) { return std::expm1(x); });
+      case O::kLog:
+        return map([](C x) { return std::log(x); });
+      case O::kLogPlusOne:
+        return map([](C x) { return std::log1p(x); });
+      case O::kSqrt:
+        return map([](C x) { return std::sqrt(x); });
+      case O::kRsqrt:
+        return map([](C x) { return C(1) / std::sqrt(x); });
+      case O::kCbrt:
+        return map([](C x) { return std::cbrt(x); });
+      case O::kSine:
+        return map([](C x) { return std::sin(x); });
+      case O::kCosine:
+        return map([](C x) { return std::cos(x); });
+      case O::kTan:
+        return map([](C x) { return std::tan(x); });
+      case O::kTanh:
+        return map([](C x) { return std::tanh(x); });
+      case O::kAtan:
+        return map([](C x) { return std::atan(x); });
+      case O::kAcos:
+        return map([](C x) { return std::acos(x); });
+      case O::kAsin:
+        return map([](C x) { return std::asin(x); });
+      case O::kAcosh:
+        return map([](C x) { return std::acosh(x); });
+      case O::kAsinh:
+        return map([](C x) { return std::asinh(x); });
+      case O::kAtanh:
+        return map([](C x) { return std::atanh(x); });
+      case O::kCosh:
+        return map([](C x) { return std::cosh(x); });
+      case O::kSinh:
+        return map([](C x) { return std::sinh(x); });
+      case O::kErf:
+        return map([](C x) { return std::erf(x); });
       case O::kLogistic:
         return map([](C x) { return C(1) / (C(1) + std::exp(-x)); });
-      case O::kFloor: return map([](C x) { return std::floor(x); });
-      case O::kCeil: return map([](C x) { return std::ceil(x); });
-      case O::kRoundNearestAfz: return map([](C x) { return std::round(x); });
+      case O::kFloor:
+        return map([](C x) { return std::floor(x); });
+      case O::kCeil:
+        return map([](C x) { return std::ceil(x); });
+      case O::kRoundNearestAfz:
+        return map([](C x) { return std::round(x); });
       case O::kRoundNearestEven:
         return map([](C x) { return std::nearbyint(x); });
       case O::kSign:
         return map([](C x) {
           return std::isnan(x) || x == 0 ? x : std::copysign(C(1), x);
         });
-      case O::kReal: return map([](C x) { return x; });
-      case O::kImag: return map([](C) { return C(0); });
-      default: break;
+      case O::kReal:
+        return map([](C x) { return x; });
+      case O::kImag:
+        return map([](C) { return C(0); });
+      default:
+        break;
     }
   } else if constexpr (k == Kind::kComplex) {
     using R = typename C::value_type;
     switch (node.op) {
-      case O::kNegate: return map([](C x) { return -x; });
-      case O::kExponential: return map([](C x) { return std::exp(x); });
+      case O::kNegate:
+        return map([](C x) { return -x; });
+      case O::kExponential:
+        return map([](C x) { return std::exp(x); });
       case O::kExponentialMinusOne:
         return map([](C x) { return std::exp(x) - C(1); });
-      case O::kLog: return map([](C x) { return std::log(x); });
-      case O::kLogPlusOne: return map([](C x) { return std::log(C(1) + x); });
-      case O::kSqrt: return map([](C x) { return std::sqrt(x); });
-      case O::kRsqrt: return map([](C x) { return C(1) / std::sqrt(x); });
-      case O::kSine: return map([](C x) { return std::sin(x); });
-      case O::kCosine: return map([](C x) { return std::cos(x); });
-      case O::kTan: return map([](C x) { return std::tan(x); });
-      case O::kTanh: return map([](C x) { return std::tanh(x); });
-      case O::kAcos: return map([](C x) { return std::acos(x); });
-      case O::kAsin: return map([](C x) { return std::asin(x); });
-      case O::kAtan: return map([](C x) { return std::atan(x); });
-      case O::kAcosh: return map([](C x) { return std::acosh(x); });
-      case O::kAsinh: return map([](C x) { return std::asinh(x); });
-      case O::kAtanh: return map([](C x) { return std::atanh(x); });
-      case O::kCosh: return map([](C x) { return std::cosh(x); });
-      case O::kSinh: return map([](C x) { return std::sinh(x); });
+      case O::kLog:
+        return map([](C x) { return std::log(x); });
+      case O::kLogPlusOne:
+        return map([](C x) { return std::log(C(1) + x); });
+      case O::kSqrt:
+        return map([](C x) { return std::sqrt(x); });
+      case O::kRsqrt:
+        return map([](C x) { return C(1) / std::sqrt(x); });
+      case O::kSine:
+        return map([](C x) { return std::sin(x); });
+      case O::kCosine:
+        return map([](C x) { return std::cos(x); });
+      case O::kTan:
+        return map([](C x) { return std::tan(x); });
+      case O::kTanh:
+        return map([](C x) { return std::tanh(x); });
+      case O::kAcos:
+        return map([](C x) { return std::acos(x); });
+      case O::kAsin:
+        return map([](C x) { return std::asin(x); });
+      case O::kAtan:
+        return map([](C x) { return std::atan(x); });
+      case O::kAcosh:
+        return map([](C x) { return std::acosh(x); });
+      case O::kAsinh:
+        return map([](C x) { return std::asinh(x); });
+      case O::kAtanh:
+        return map([](C x) { return std::atanh(x); });
+      case O::kCosh:
+        return map([](C x) { return std::cosh(x); });
+      case O::kSinh:
+        return map([](C x) { return std::sinh(x); });
       case O::kLogistic:
         return map([](C x) { return C(1) / (C(1) + std::exp(-x)); });
       case O::kSign:
@@ -175,7 +263,8 @@ absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
           R m = std::abs(x);
           return m == 0 ? C(0) : x / m;
         });
-      default: break;
+      default:
+        break;
     }
   } else if constexpr (k == Kind::kSigned || k == Kind::kUnsigned) {
     using U = std::make_unsigned_t<C>;
@@ -183,10 +272,14 @@ absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
     switch (node.op) {
       case O::kAbs:
         return map([](C x) { return x < 0 ? static_cast<C>(U(0) - U(x)) : x; });
-      case O::kNegate: return map([](C x) { return static_cast<C>(U(0) - U(x)); });
+      case O::kNegate:
+        return map([](C x) { return static_cast<C>(U(0) - U(x)); });
       case O::kSign:
-        return map([](C x) { return static_cast<C>(x > 0 ? 1 : x < 0 ? -1 : 0); });
-      case O::kNot: return map([](C x) { return static_cast<C>(~x); });
+        return map([](C x) {
+          return static_cast<C>(x > 0 ? 1 : x < 0 ? -1 : 0);
+        });
+      case O::kNot:
+        return map([](C x) { return static_cast<C>(~x); });
       case O::kPopcnt:
         return map([](C x) {
           return static_cast<C>(std::popcount(uint64_t(U(x)) & mask));
@@ -196,7 +289,8 @@ absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
           uint64_t v = uint64_t(U(x)) & mask;
           return static_cast<C>(std::countl_zero(v) - (64 - T::kBits));
         });
-      default: break;
+      default:
+        break;
     }
   } else if constexpr (k == Kind::kPred) {
     if (node.op == O::kNot) return map([](C x) { return !x; });
@@ -209,35 +303,55 @@ absl::Status Binary(const Node& node, const Literal& a, const Literal& b,
                     Literal& out) {
   using C = typename T::C;
   constexpr Kind k = T::kKind;
-  auto map = [&](auto f) { Map2<T, T>(a, b, out, f); return absl::OkStatus(); };
+  auto map = [&](auto f) {
+    Map2<T, T>(a, b, out, f);
+    return absl::OkStatus();
+  };
   if constexpr (k == Kind::kFloat) {
     switch (node.op) {
-      case O::kAdd: return map([](C x, C y) { return x + y; });
-      case O::kSubtract: return map([](C x, C y) { return x - y; });
-      case O::kMultiply: return map([](C x, C y) { return x * y; });
-      case O::kDivide: return map([](C x, C y) { return x / y; });
-      case O::kRemainder: return map([](C x, C y) { return std::fmod(x, y); });
-      case O::kMaximum: return map([](C x, C y) { return NanMax(x, y); });
-      case O::kMinimum: return map([](C x, C y) { return NanMin(x, y); });
-      case O::kPower: return map([](C x, C y) { return std::pow(x, y); });
-      case O::kAtan2: return map([](C x, C y) { return std::atan2(x, y); });
-      default: break;
+      case O::kAdd:
+        return map([](C x, C y) { return x + y; });
+      case O::kSubtract:
+        return map([](C x, C y) { return x - y; });
+      case O::kMultiply:
+        return map([](C x, C y) { return x * y; });
+      case O::kDivide:
+        return map([](C x, C y) { return x / y; });
+      case O::kRemainder:
+        return map([](C x, C y) { return std::fmod(x, y); });
+      case O::kMaximum:
+        return map([](C x, C y) { return NanMax(x, y); });
+      case O::kMinimum:
+        return map([](C x, C y) { return NanMin(x, y); });
+      case O::kPower:
+        return map([](C x, C y) { return std::pow(x, y); });
+      case O::kAtan2:
+        return map([](C x, C y) { return std::atan2(x, y); });
+      default:
+        break;
     }
   } else if constexpr (k == Kind::kComplex) {
     switch (node.op) {
-      case O::kAdd: return map([](C x, C y) { return x + y; });
-      case O::kSubtract: return map([](C x, C y) { return x - y; });
-      case O::kMultiply: return map([](C x, C y) { return x * y; });
-      case O::kDivide: return map([](C x, C y) { return x / y; });
-      case O::kPower: return map([](C x, C y) { return std::pow(x, y); });
-      default: break;
+      case O::kAdd:
+        return map([](C x, C y) { return x + y; });
+      case O::kSubtract:
+        return map([](C x, C y) { return x - y; });
+      case O::kMultiply:
+        return map([](C x, C y) { return x * y; });
+      case O::kDivide:
+        return map([](C x, C y) { return x / y; });
+      case O::kPower:
+        return map([](C x, C y) { return std::pow(x, y); });
+      default:
+        break;
     }
   } else if constexpr (k == Kind::kSigned || k == Kind::kUnsigned) {
     using U = std::make_unsigned_t<C>;
     constexpr uint64_t mask = WidthMask<T>();
     constexpr C kMin = T::Min();
     switch (node.op) {
-      case O::kAdd: return map([](C x, C y) { return static_cast<C>(U(x) + U(y)); });
+      case O::kAdd:
+        return map([](C x, C y) { return static_cast<C>(U(x) + U(y)); });
       case O::kSubtract:
         return map([](C x, C y) { return static_cast<C>(U(x) - U(y)); });
       case O::kMultiply:
@@ -258,12 +372,18 @@ absl::Status Binary(const Node& node, const Literal& a, const Literal& b,
           }
           return static_cast<C>(x % y);
         });
-      case O::kMaximum: return map([](C x, C y) { return x > y ? x : y; });
-      case O::kMinimum: return map([](C x, C y) { return x < y ? x : y; });
-      case O::kPower: return map([](C x, C y) { return IntPow<C>(x, y); });
-      case O::kAnd: return map([](C x, C y) { return static_cast<C>(x & y); });
-      case O::kOr: return map([](C x, C y) { return static_cast<C>(x | y); });
-      case O::kXor: return map([](C x, C y) { return static_cast<C>(x ^ y); });
+      case O::kMaximum:
+        return map([](C x, C y) { return x > y ? x : y; });
+      case O::kMinimum:
+        return map([](C x, C y) { return x < y ? x : y; });
+      case O::kPower:
+        return map([](C x, C y) { return IntPow<C>(x, y); });
+      case O::kAnd:
+        return map([](C x, C y) { return static_cast<C>(x & y); });
+      case O::kOr:
+        return map([](C x, C y) { return static_cast<C>(x | y); });
+      case O::kXor:
+        return map([](C x, C y) { return static_cast<C>(x ^ y); });
       case O::kShiftLeft:
         return map([](C x, C y) -> C {
           uint64_t s = uint64_t(U(y)) & mask;
@@ -291,15 +411,21 @@ absl::Status Binary(const Node& node, const Literal& a, const Literal& b,
             return static_cast<C>(r);
           }
         });
-      default: break;
+      default:
+        break;
     }
   } else if constexpr (k == Kind::kPred) {
     switch (node.op) {
-      case O::kAnd: case O::kMinimum: case O::kMultiply:
+      case O::kAnd:
+      case O::kMinimum:
+      case O::kMultiply:
         return map([](C x, C y) { return x && y; });
-      case O::kOr: case O::kMaximum: case O::kAdd:
+      case O::kOr:
+      case O::kMaximum:
+      case O::kAdd:
         return map([](C x, C y) { return x || y; });
-      default: break;
+      default:
+        break;
     }
     if (node.op == O::kXor) return map([](C x, C y) { return x != y; });
   }
@@ -314,8 +440,7 @@ absl::Status Compare(const Node& node, const Literal& a, const Literal& b,
   using C = typename T::C;
   const ComparisonDirection dir =
       node.attrs.comparison_direction.value_or(ComparisonDirection::kEq);
-  const bool total =
-      node.attrs.comparison_type == ComparisonType::kTotalOrder;
+  const bool total = node.attrs.comparison_type == ComparisonType::kTotalOrder;
   if constexpr (T::kKind == Kind::kComplex) {
     if (dir != ComparisonDirection::kEq && dir != ComparisonDirection::kNe)
       return absl::InvalidArgumentError("ordered compare of complex values");
@@ -355,10 +480,17 @@ absl::Status UnaryToOther(const Node& node, const Literal& a, Literal& out) {
       if constexpr (R::kKind == Kind::kFloat) {
         using RC = typename R::C;
         switch (node.op) {
-          case O::kAbs: Map1<T, R>(a, out, [](C x) { return RC(std::abs(x)); }); break;
-          case O::kReal: Map1<T, R>(a, out, [](C x) { return RC(x.real()); }); break;
-          case O::kImag: Map1<T, R>(a, out, [](C x) { return RC(x.imag()); }); break;
-          default: st = Unsupported(node, T::kType);
+          case O::kAbs:
+            Map1<T, R>(a, out, [](C x) { return RC(std::abs(x)); });
+            break;
+          case O::kReal:
+            Map1<T, R>(a, out, [](C x) { return RC(x.real()); });
+            break;
+          case O::kImag:
+            Map1<T, R>(a, out, [](C x) { return RC(x.imag()); });
+            break;
+          default:
+            st = Unsupported(node, T::kType);
         }
       } else {
         st = Unsupported(node, T::kType);
@@ -373,22 +505,59 @@ absl::Status UnaryToOther(const Node& node, const Literal& a, Literal& out) {
 
 bool IsElementwise(Opcode op) {
   switch (op) {
-    case O::kAbs: case O::kNegate: case O::kExponential:
-    case O::kExponentialMinusOne: case O::kLog: case O::kLogPlusOne:
-    case O::kSqrt: case O::kRsqrt: case O::kCbrt: case O::kSine:
-    case O::kCosine: case O::kTan: case O::kTanh: case O::kAtan:
-    case O::kAcos: case O::kAsin: case O::kAcosh: case O::kAsinh:
-    case O::kAtanh: case O::kCosh: case O::kSinh: case O::kErf:
-    case O::kLogistic: case O::kFloor: case O::kCeil:
-    case O::kRoundNearestAfz: case O::kRoundNearestEven: case O::kSign:
-    case O::kNot: case O::kPopcnt: case O::kCountLeadingZeros:
-    case O::kIsFinite: case O::kReal: case O::kImag:
-    case O::kAdd: case O::kSubtract: case O::kMultiply: case O::kDivide:
-    case O::kRemainder: case O::kMaximum: case O::kMinimum: case O::kPower:
-    case O::kAtan2: case O::kAnd: case O::kOr: case O::kXor:
-    case O::kShiftLeft: case O::kShiftRightLogical:
-    case O::kShiftRightArithmetic: case O::kCompare: case O::kComplex:
-    case O::kSelect: case O::kClamp:
+    case O::kAbs:
+    case O::kNegate:
+    case O::kExponential:
+    case O::kExponentialMinusOne:
+    case O::kLog:
+    case O::kLogPlusOne:
+    case O::kSqrt:
+    case O::kRsqrt:
+    case O::kCbrt:
+    case O::kSine:
+    case O::kCosine:
+    case O::kTan:
+    case O::kTanh:
+    case O::kAtan:
+    case O::kAcos:
+    case O::kAsin:
+    case O::kAcosh:
+    case O::kAsinh:
+    case O::kAtanh:
+    case O::kCosh:
+    case O::kSinh:
+    case O::kErf:
+    case O::kLogistic:
+    case O::kFloor:
+    case O::kCeil:
+    case O::kRoundNearestAfz:
+    case O::kRoundNearestEven:
+    case O::kSign:
+    case O::kNot:
+    case O::kPopcnt:
+    case O::kCountLeadingZeros:
+    case O::kIsFinite:
+    case O::kReal:
+    case O::kImag:
+    case O::kAdd:
+    case O::kSubtract:
+    case O::kMultiply:
+    case O::kDivide:
+    case O::kRemainder:
+    case O::kMaximum:
+    case O::kMinimum:
+    case O::kPower:
+    case O::kAtan2:
+    case O::kAnd:
+    case O::kOr:
+    case O::kXor:
+    case O::kShiftLeft:
+    case O::kShiftRightLogical:
+    case O::kShiftRightArithmetic:
+    case O::kCompare:
+    case O::kComplex:
+    case O::kSelect:
+    case O::kClamp:
       return true;
     default:
       return false;
@@ -405,9 +574,9 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in) {
   const int64_t n = out.count();
   for (const Value& v : in) {
     if (v->count() != n && v->count() != 1)
-      return absl::InvalidArgumentError(
-          Cat("operand ", ShapeString(v->shape()),
-                       " does not match result ", ShapeString(node.shape)));
+      return absl::InvalidArgumentError(Cat("operand ", ShapeString(v->shape()),
+                                            " does not match result ",
+                                            ShapeString(node.shape)));
   }
   absl::Status st = absl::OkStatus();
   const size_t arity = in.size();
@@ -420,10 +589,12 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in) {
     const uint8_t* a = in[1]->raw();
     const uint8_t* b = in[2]->raw();
     uint8_t* o = out.raw();
-    for (int64_t i = 0; i < n; ++i) {
-      const uint8_t* src = p[i * sp] ? a + i * sa * eb : b + i * sb * eb;
-      std::memcpy(o + i * eb, src, eb);
-    }
+    ForChunks(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const uint8_t* src = p[i * sp] ? a + i * sa * eb : b + i * sb * eb;
+        std::memcpy(o + i * eb, src, eb);
+      }
+    });
     return out_or;
   }
   if (node.op == O::kClamp && arity == 3) {  // clamp(min, x, max)
@@ -439,17 +610,20 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in) {
         const int64_t sl = in[0]->count() == n ? 1 : 0;
         const int64_t sx = in[1]->count() == n ? 1 : 0;
         const int64_t sh = in[2]->count() == n ? 1 : 0;
-        for (int64_t i = 0; i < n; ++i) {
-          C l = T::Load(lo[i * sl]), v = T::Load(x[i * sx]), h = T::Load(hi[i * sh]);
-          C r;
-          if constexpr (T::kKind == Kind::kFloat) {
-            r = NanMin(NanMax(v, l), h);
-          } else {
-            r = v < l ? l : v;
-            r = r > h ? h : r;
+        ForChunks(n, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) {
+            C l = T::Load(lo[i * sl]), v = T::Load(x[i * sx]),
+              h = T::Load(hi[i * sh]);
+            C r;
+            if constexpr (T::kKind == Kind::kFloat) {
+              r = NanMin(NanMax(v, l), h);
+            } else {
+              r = v < l ? l : v;
+              r = r > h ? h : r;
+            }
+            o[i] = T::Store(r);
           }
-          o[i] = T::Store(r);
-        }
+        });
       }
     });
     if (!st.ok()) return st;
@@ -479,9 +653,8 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in) {
     return out_or;
   }
   if (arity == 1 && in[0]->type() != out.type()) {
-    VisitType(in[0]->type(), [&]<typename T>() {
-      st = UnaryToOther<T>(node, *in[0], out);
-    });
+    VisitType(in[0]->type(),
+              [&]<typename T>() { st = UnaryToOther<T>(node, *in[0], out); });
     if (!st.ok()) return st;
     return out_or;
   }
@@ -489,13 +662,13 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in) {
     if (node.op == O::kIsFinite) {
       return absl::InvalidArgumentError("is-finite must produce pred");
     }
-    VisitType(out.type(), [&]<typename T>() { st = Unary<T>(node, *in[0], out); });
+    VisitType(out.type(),
+              [&]<typename T>() { st = Unary<T>(node, *in[0], out); });
   } else if (arity == 2) {
     if (in[0]->type() != out.type() || in[1]->type() != out.type())
       return absl::InvalidArgumentError("operand types differ from the result");
-    VisitType(out.type(), [&]<typename T>() {
-      st = Binary<T>(node, *in[0], *in[1], out);
-    });
+    VisitType(out.type(),
+              [&]<typename T>() { st = Binary<T>(node, *in[0], *in[1], out); });
   } else {
     return absl::InvalidArgumentError(
         Cat(OpcodeName(node.op), " with ", arity, " operands"));
