@@ -181,8 +181,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("decode/" + files[i].name).c_str(), Decode,
                                  one)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("print/" + files[i].name).c_str(), Print,
-                                 one)
+    benchmark::RegisterBenchmark(("print/" + files[i].name).c_str(), Print, one)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("memcpy/" + files[i].name).c_str(), Memcpy,
                                  one)
@@ -190,6 +189,8 @@ int main(int argc, char** argv) {
   }
   if (files.size() > 1) {
     benchmark::RegisterBenchmark("convert/total", Convert, all)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("decode/total", Decode, all)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark("print/total", Print, all)
         ->Unit(benchmark::kMillisecond);
