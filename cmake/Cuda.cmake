@@ -39,6 +39,8 @@ if(HLO_LSP_WITH_CUDA)
   set(CMAKE_CUDA_STANDARD 20)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   set(CMAKE_CUDA_EXTENSIONS OFF)
+  # hlo_exec compiles with -O3: the same for nvcc, which warns on two levels.
+  set(CMAKE_CUDA_FLAGS_RELWITHDEBINFO "-O3 -g -DNDEBUG")
   find_package(CUDAToolkit REQUIRED)
   message(STATUS "hlo-lsp: CUDA backend on (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
                  "architectures ${CMAKE_CUDA_ARCHITECTURES})")

@@ -216,9 +216,7 @@ class Runner {
     }
     out.notes.push_back(Cat("transfers: ", Bytes(to_device_bytes_),
                             " to the GPU, ", Bytes(to_host_bytes_), " back",
-                            options_.eval.collect_stats
-                                ? " (statistics read every result back)"
-                                : ""));
+                            ""));
     return out;
   }
 
@@ -258,6 +256,7 @@ class Runner {
   Rendezvous rendezvous_;
   Evaluator cpu_;  // plans, and the ops without a device kernel
   cublasHandle_t cublas_ = nullptr;
+  std::shared_ptr<DeviceBuffer> stats_buf_;  // LaunchStats' partial results
   std::map<Id, std::string> reasons_;
   std::vector<InstructionStats> stats_;
   std::map<Id, size_t> stats_index_;
@@ -330,9 +329,42 @@ absl::StatusOr<GV> Runner::Run(Id computation, const std::vector<GV>& args,
 absl::Status Runner::RecordStats(Id instruction, const GV& g) {
   if (g->shape.is_tuple() || g->shape.type == PrimitiveType::kToken)
     return absl::OkStatus();
-  auto host = Host(g);
-  if (!host.ok()) return host.status();
-  InstructionStats one = StatsOf(instruction, **host);
+  InstructionStats one;
+  const auto t = DeviceType(g->shape.type);
+  if (!g->host && g->dev && t) {
+    // On the device: only the per-block partial results come back.
+    if (!stats_buf_) {
+      auto buf = Allocate(kStatsBlocks * 5 * sizeof(double));
+      if (!buf.ok()) return buf.status();
+      stats_buf_ = *std::move(buf);
+    }
+    const int64_t n = Count(g->shape);
+    int blocks = 0;
+    double* partials = static_cast<double*>(stats_buf_->data());
+    RETURN_IF_ERROR(
+        CudaStatus(LaunchStats(*t, n, g->dev->data(), partials, &blocks),
+                   "statistics kernel"));
+    std::vector<double> host(static_cast<size_t>(blocks) * 5);
+    RETURN_IF_ERROR(CudaStatus(
+        cudaMemcpy(host.data(), partials, host.size() * sizeof(double),
+                   cudaMemcpyDeviceToHost),
+        "copying statistics"));
+    one.instruction = instruction;
+    one.runs = 1;
+    one.elements = n;
+    for (int b = 0; b < blocks; ++b) {
+      const double* p = &host[5 * b];
+      one.min = std::min(one.min, p[0]);
+      one.max = std::max(one.max, p[1]);
+      one.sum += p[2];
+      one.nan_count += static_cast<int64_t>(p[3]);
+      one.inf_count += static_cast<int64_t>(p[4]);
+    }
+  } else {
+    auto host = Host(g);
+    if (!host.ok()) return host.status();
+    one = StatsOf(instruction, **host);
+  }
   auto [it, inserted] = stats_index_.try_emplace(instruction, stats_.size());
   if (inserted) {
     stats_.push_back({});

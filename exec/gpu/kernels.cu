@@ -774,6 +774,51 @@ __global__ void ReduceSequentialKernel(ReduceOp op, ReduceShape s,
   }
 }
 
+template <DType T>
+__global__ void StatsKernel(int64_t n, const typename Tr<T>::S* a,
+                            double* partials) {
+  __shared__ double lo[kThreads], hi[kThreads], sum[kThreads], nan[kThreads],
+      inf[kThreads];
+  double l = INFINITY, h = -INFINITY, s = 0, cn = 0, ci = 0;
+  GRID_STRIDE(i, n) {
+    const double v = static_cast<double>(Tr<T>::Load(a[i]));
+    if (isnan(v)) {
+      cn += 1;
+    } else if (isinf(v)) {
+      ci += 1;
+    } else {
+      l = fmin(l, v);
+      h = fmax(h, v);
+      s += v;
+    }
+  }
+  const int t = threadIdx.x;
+  lo[t] = l;
+  hi[t] = h;
+  sum[t] = s;
+  nan[t] = cn;
+  inf[t] = ci;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) {
+      lo[t] = fmin(lo[t], lo[t + half]);
+      hi[t] = fmax(hi[t], hi[t + half]);
+      sum[t] += sum[t + half];
+      nan[t] += nan[t + half];
+      inf[t] += inf[t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    double* p = partials + 5 * blockIdx.x;
+    p[0] = lo[0];
+    p[1] = hi[0];
+    p[2] = sum[0];
+    p[3] = nan[0];
+    p[4] = inf[0];
+  }
+}
+
 int64_t Product(int rank, const int64_t* dims) {
   int64_t n = 1;
   for (int k = 0; k < rank; ++k) n *= dims[k];
@@ -942,6 +987,17 @@ int LaunchReduce(ReduceOp op, DType t, const ReduceShape& s, const void* in,
           static_cast<unsigned>(std::min<int64_t>(n_out, 65535 * 8));
       ReduceTreeKernel<T><<<blocks, kThreads>>>(op, s, n_out, n_red, x, i0, o);
     }
+    return LastError();
+  });
+}
+
+int LaunchStats(DType t, int64_t n, const void* a, double* partials,
+                int* blocks) {
+  *blocks = static_cast<int>(std::min<unsigned>(Blocks(n), kStatsBlocks));
+  return Dispatch(t, [&]<DType T>() {
+    using S = typename Tr<T>::S;
+    StatsKernel<T>
+        <<<*blocks, kThreads>>>(n, static_cast<const S*>(a), partials);
     return LastError();
   });
 }

@@ -147,6 +147,14 @@ struct ReduceShape {
 int LaunchReduce(ReduceOp op, DType t, const ReduceShape& s, const void* in,
                  const void* init, void* out);
 
+// Statistics of an array as InstructionStats records them: per block of
+// the launch, 5 doubles at partials[5 * b]: min and max of the finite
+// values, their sum, the NaN count and the Inf count. `*blocks` gets the
+// number of blocks (at most kStatsBlocks); the caller combines them.
+constexpr int kStatsBlocks = 256;
+int LaunchStats(DType t, int64_t n, const void* a, double* partials,
+                int* blocks);
+
 }  // namespace hlo::exec::gpu
 
 #endif  // HLO_LSP_EXEC_GPU_KERNELS_H_

@@ -3,6 +3,7 @@
 // outputs must agree within the contracts' tolerance. Skips (with the
 // reason) where no GPU answers, as on the development machines and CI.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "absl/strings/match.h"
@@ -66,6 +67,10 @@ void ExpectSameOutputs(const Runs& r, const std::string& what) {
     EXPECT_EQ(c.elements, g.elements) << what;
     EXPECT_EQ(c.nan_count, g.nan_count) << what;
     EXPECT_EQ(c.inf_count, g.inf_count) << what;
+    if (c.elements > c.nan_count + c.inf_count) {
+      EXPECT_NEAR(c.min, g.min, 1e-3 * std::max(1.0, std::fabs(c.min))) << what;
+      EXPECT_NEAR(c.max, g.max, 1e-3 * std::max(1.0, std::fabs(c.max))) << what;
+    }
   }
 }
 
