@@ -45,7 +45,7 @@ void ModulePrinter::EnterComputation(const xla::HloComputationProto& c) {
   local_dense_.clear();
   local_map_.clear();
   params_.clear();
-  operand_text_.assign(n, {0, 0});
+  operand_text_.assign(n, OperandText{});
   operand_texts_.clear();
   if (n == 0) return;
   int64_t min = c.instructions(0).id(), max = min;
@@ -254,7 +254,9 @@ void ModulePrinter::PrintComputation(const xla::HloComputationProto& c) {
     out_.append("()");
   }
   out_.append(" {\n");
-  for (const Instr* i : ScheduledOrder(c)) PrintInstruction(*i, i == root);
+  for (int k : ScheduledOrder(c)) {
+    PrintInstruction(k, &c.instructions(k) == root);
+  }
   out_.append("}");
   if (!c.execution_thread().empty() && c.execution_thread() != "main") {
     out_.append(", execution_thread=");
@@ -265,9 +267,9 @@ void ModulePrinter::PrintComputation(const xla::HloComputationProto& c) {
 
 // Schedule order when the module is scheduled and the sequence covers the
 // computation exactly; stored order otherwise.
-std::vector<const Instr*> ModulePrinter::ScheduledOrder(
+std::vector<int> ModulePrinter::ScheduledOrder(
     const xla::HloComputationProto& c) {
-  std::vector<const Instr*> order;
+  std::vector<int> order;
   order.reserve(c.instructions_size());
   const auto& sequences = module_.schedule().sequences();
   auto it = sequences.find(c.id());
@@ -280,11 +282,11 @@ std::vector<const Instr*> ModulePrinter::ScheduledOrder(
         order.clear();
         break;
       }
-      order.push_back(&c.instructions(k));
+      order.push_back(k);
     }
     if (!order.empty()) return order;
   }
-  for (const auto& i : c.instructions()) order.push_back(&i);
+  for (int k = 0; k < c.instructions_size(); ++k) order.push_back(k);
   return order;
 }
 
@@ -328,16 +330,22 @@ void ModulePrinter::AppendOperand(int64_t id) {
     }
     return;
   }
-  auto& [offset, size] = operand_text_[k];
-  if (size == 0) {
+  const OperandText& text = OperandTextOf(k);
+  out_.append(operand_texts_, text.offset, text.size);
+}
+
+const ModulePrinter::OperandText& ModulePrinter::OperandTextOf(int k) {
+  OperandText& text = operand_text_[k];
+  if (text.size == 0) {
     const Instr& operand = current_->instructions(k);
-    offset = operand_texts_.size();
+    text.offset = operand_texts_.size();
     AppendShape(operand.shape(), true, &operand_texts_);
+    text.shape_size = operand_texts_.size() - text.offset;
     operand_texts_.append(" %");
     operand_texts_.append(operand.name());
-    size = operand_texts_.size() - offset;
+    text.size = operand_texts_.size() - text.offset;
   }
-  out_.append(operand_texts_, offset, size);
+  return text;
 }
 
 void ModulePrinter::AppendFrontendAttributes(
@@ -356,12 +364,15 @@ void ModulePrinter::AppendFrontendAttributes(
   out_.push_back('}');
 }
 
-void ModulePrinter::PrintInstruction(const Instr& in, bool is_root) {
+void ModulePrinter::PrintInstruction(int k, bool is_root) {
+  const Instr& in = current_->instructions(k);
   const OpInfo op = ClassifyOpcode(in.opcode());
   out_.append(is_root ? "  ROOT %" : "  %");
   out_.append(in.name());
   out_.append(" = ");
-  AppendShape(in.shape(), true, &out_);
+  // The shape as its users will print it: formatted once for both.
+  const OperandText& text = OperandTextOf(k);
+  out_.append(operand_texts_, text.offset, text.shape_size);
   out_.push_back(' ');
   out_.append(in.opcode());
   out_.push_back('(');

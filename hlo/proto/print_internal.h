@@ -133,7 +133,8 @@ class ModulePrinter {
   std::vector<const xla::HloComputationProto*> PostOrder();
   void AppendComputationName(int64_t id);
   void PrintComputation(const xla::HloComputationProto& c);
-  std::vector<const Instr*> ScheduledOrder(const xla::HloComputationProto& c);
+  // Positions of the computation's instructions in printing order.
+  std::vector<int> ScheduledOrder(const xla::HloComputationProto& c);
   // The position of instruction `id` in the current computation, or -1.
   int FindLocal(int64_t id) const;
   // Operands resolve in the current computation first, as XLA scopes
@@ -141,7 +142,7 @@ class ModulePrinter {
   const Instr* Find(int64_t id);
   void AppendOperand(int64_t id);
   void AppendFrontendAttributes(const xla::FrontendAttributes& attributes);
-  void PrintInstruction(const Instr& in, bool is_root);
+  void PrintInstruction(int k, bool is_root);
 
   // print_attributes.cc
   void Key(std::string_view key);
@@ -175,8 +176,15 @@ class ModulePrinter {
   int64_t local_min_ = 0;
   absl::flat_hash_map<int64_t, int> local_map_;
   // Operand text (`f32[2]{0} %name`) of the current computation's
-  // instructions, made on first use: offset and size in operand_texts_.
-  std::vector<std::pair<size_t, size_t>> operand_text_;
+  // instructions, made on first use (by the line or a user) in
+  // operand_texts_.
+  struct OperandText {
+    size_t offset = 0;
+    size_t size = 0;        // 0: not made yet
+    size_t shape_size = 0;  // the shape alone, for the instruction's line
+  };
+  const OperandText& OperandTextOf(int k);
+  std::vector<OperandText> operand_text_;
   std::string operand_texts_;
   // The current computation's parameters, in stored order.
   std::vector<const Instr*> params_;
