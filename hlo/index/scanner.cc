@@ -182,6 +182,20 @@ class Scanner {
     return pos;
   }
 
+  // Any byte >= 0x80 in [begin, end), eight bytes at a time.
+  bool HasNonAscii(size_t begin, size_t end) const {
+    const char* p = text_.data() + begin;
+    const char* e = text_.data() + end;
+    uint64_t any = 0;
+    for (; e - p >= 8; p += 8) {
+      uint64_t word;
+      std::memcpy(&word, p, 8);
+      any |= word;
+    }
+    for (; p < e; ++p) any |= static_cast<uint8_t>(*p);
+    return (any & 0x8080808080808080ull) != 0;
+  }
+
   PoolRef AddToPool(std::string_view s) {
     PoolRef ref{static_cast<uint32_t>(out_.pool.size()),
                 static_cast<uint32_t>(s.size())};
@@ -204,6 +218,7 @@ class Scanner {
     s.name_mask = NameMask16(name);
     s.line = line;
     s.column = static_cast<uint32_t>(name_begin - line_start + 1);
+    if (HasNonAscii(line_start, name_begin)) s.flags |= kFlagNonAsciiPrefix;
     s.module = module_;
     out_.symbols.push_back(s);
     return out_.symbols.back();
@@ -470,6 +485,7 @@ class Scanner {
         s.name_mask = NameMask16(name);
         s.line = line;
         s.column = static_cast<uint32_t>(file - line_start + 1);
+        if (HasNonAscii(line_start, file)) s.flags |= kFlagNonAsciiPrefix;
         s.module = module_;
         out_.symbols.push_back(s);
       }

@@ -20,7 +20,7 @@ namespace hlo::index {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'L', 'O', 'I', 'D', 'X', 'F', '\0'};
-constexpr uint32_t kVersion = 3;  // bump when Record or the layout changes
+constexpr uint32_t kVersion = 4;  // bump when Record or the layout changes
 
 struct Header {
   char magic[8];

@@ -32,13 +32,13 @@ inline constexpr uint32_t kNoRef = 0xFFFFFFFFu;
 
 struct Symbol {
   PoolRef name;
-  uint32_t line = 0;    // 1-based
-  uint32_t column = 0;  // 1-based, in bytes
+  uint32_t line = 0;         // 1-based
+  uint32_t column = 0;       // 1-based, in bytes
   uint32_t module = kNoRef;  // index of the module symbol in the same file
   uint32_t opcode = kNoRef;  // index into FileSymbols::strings (interned)
   uint32_t shape = kNoRef;   // index into FileSymbols::strings (interned)
   SymbolKind kind = SymbolKind::kInstruction;
-  uint8_t flags = 0;  // kFlagEntry / kFlagRoot
+  uint8_t flags = 0;       // kFlagEntry / kFlagRoot
   uint16_t name_mask = 0;  // NameMask16(name): a cheap fuzzy prefilter
 };
 static_assert(sizeof(Symbol) == 32);
@@ -59,6 +59,9 @@ inline uint16_t NameMask16(std::string_view text) {
   return mask;
 }
 inline constexpr uint8_t kFlagRoot = 2;
+// The line holds a byte >= 0x80 before the symbol: its UTF-16 column differs
+// from its byte column (clients that count UTF-16 need the line to convert).
+inline constexpr uint8_t kFlagNonAsciiPrefix = 4;
 
 // Read-only views of the tables; `storage` owns the memory they point into
 // (vectors built by the scanner, or a mapped shard file). Cheap to copy.
@@ -75,7 +78,7 @@ struct FileSymbols {
   std::string_view Name(const Symbol& s) const { return Text(s.name); }
   std::string_view String(uint32_t id) const {
     return id == kNoRef || id >= strings.size() ? std::string_view()
-                                                 : Text(strings[id]);
+                                                : Text(strings[id]);
   }
   std::string_view ModuleName(const Symbol& s) const {
     return s.module < symbols.size() ? Name(symbols[s.module])

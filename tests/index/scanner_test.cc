@@ -105,8 +105,8 @@ TEST(ScannerTest, MetadataCanBeTurnedOff) {
 }
 
 TEST(ScannerTest, CrlfAndHeaderless) {
-  FileSymbols f = ScanSymbols(
-      "ENTRY e {\r\n  ROOT p = f32[] parameter(0)\r\n}\r\n");
+  FileSymbols f =
+      ScanSymbols("ENTRY e {\r\n  ROOT p = f32[] parameter(0)\r\n}\r\n");
   ASSERT_EQ(f.symbols.size(), 2u);
   EXPECT_EQ(f.Name(f.symbols[0]), "e");
   EXPECT_EQ(f.symbols[0].module, kNoRef);
@@ -128,7 +128,8 @@ TEST(ScannerTest, EscapedQuotesInMetadata) {
 TEST(ScannerTest, GarbageNeverCrashes) {
   std::string junk;
   uint32_t state = 12345;
-  const std::string alphabet = "%= ()[]{}\"\\\nROOT ENTRY HloModule metadata={,";
+  const std::string alphabet =
+      "%= ()[]{}\"\\\nROOT ENTRY HloModule metadata={,";
   for (int i = 0; i < 200000; ++i) {
     state = state * 1103515245 + 12345;
     junk.push_back(alphabet[(state >> 16) % alphabet.size()]);
@@ -141,6 +142,23 @@ TEST(ScannerTest, GarbageNeverCrashes) {
   for (size_t cut = 0; cut < kModule.size(); cut += 7) {
     ScanSymbols(kModule.substr(0, cut));
   }
+}
+
+TEST(ScannerTest, FlagsANonAsciiPrefix) {
+  FileSymbols f = ScanSymbols(
+      "HloModule m\n\nENTRY %main () -> f32[] {\n"
+      "/*\xc3\xa9*/ %a = f32[] constant(0), metadata={op_name=\"x\"}\n"
+      "  ROOT %b = f32[] negate(%a), metadata={op_name=\"\xc3\xa9/y\" "
+      "source_file=\"s.py\" source_line=3}\n}\n");
+  std::vector<std::pair<std::string, bool>> flags;
+  for (const Symbol& s : f.symbols) {
+    flags.push_back(
+        {std::string(f.Name(s)), (s.flags & kFlagNonAsciiPrefix) != 0});
+  }
+  std::vector<std::pair<std::string, bool>> expected = {
+      {"m", false}, {"main", false},       {"a", true},     {"x", true},
+      {"b", false}, {"\xc3\xa9/y", false}, {"s.py:3", true}};
+  EXPECT_EQ(flags, expected);
 }
 
 }  // namespace
