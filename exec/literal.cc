@@ -6,7 +6,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -83,34 +86,102 @@ std::string ShapeString(const LiteralShape& shape) {
 
 namespace {
 
-// Arrays of 4 MiB and more are mapped directly: fresh pages are already
-// zero (no memset pass), and transparent huge pages, where the kernel gives
-// them on request, cut the page faults of a fresh 64 MiB result from 16384
-// to 32. Elementwise replay speed is mostly these faults otherwise.
+// Arrays of 4 MiB and more are mapped directly, with transparent huge
+// pages requested (where the kernel gives them, a fresh 64 MiB result takes
+// 32 page faults, not 16384). Freed mappings are kept for reuse, up to
+// kCacheBytes: a replay allocates the same shapes again and again, and a
+// reused mapping needs neither faults nor the kernel's zeroing, which
+// otherwise cost as much as an elementwise op itself.
 constexpr int64_t kMapBytes = int64_t{4} << 20;
+constexpr int64_t kCacheBytes = int64_t{512} << 20;
 
-void* AllocateZeroed(int64_t bytes) {
-  if (bytes >= kMapBytes) {
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);  // advice only; may be refused
-#endif
-    return p;
+int64_t MapLength(int64_t bytes) {
+  constexpr int64_t kPage = 4096;
+  return (bytes + kPage - 1) / kPage * kPage;
+}
+
+struct MapCache {
+  std::mutex mu;
+  std::vector<std::pair<void*, int64_t>> blocks;  // oldest first
+  int64_t bytes = 0;
+};
+MapCache& Cache() {
+  static auto* cache = new MapCache;  // never destroyed: used at exit
+  return *cache;
+}
+
+// A cached mapping of exactly `length` bytes, or nullptr. try_lock: a lock
+// held by a thread that does not exist after fork() must not block.
+void* TakeCached(int64_t length) {
+  MapCache& c = Cache();
+  std::unique_lock<std::mutex> lock(c.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return nullptr;
+  for (size_t i = c.blocks.size(); i-- > 0;) {
+    if (c.blocks[i].second == length) {
+      void* p = c.blocks[i].first;
+      c.blocks.erase(c.blocks.begin() + i);
+      c.bytes -= length;
+      return p;
+    }
   }
-  void* p = ::operator new(std::max<int64_t>(bytes, 1), std::align_val_t{64},
-                           std::nothrow);
-  if (p != nullptr) std::memset(p, 0, bytes);
+  return nullptr;
+}
+
+void DropCache() {
+  MapCache& c = Cache();
+  std::unique_lock<std::mutex> lock(c.mu, std::try_to_lock);
+  if (!lock.owns_lock()) return;
+  for (auto& [p, length] : c.blocks) munmap(p, length);
+  c.blocks.clear();
+  c.bytes = 0;
+}
+
+void* Allocate(int64_t bytes, bool zero) {
+  if (bytes >= kMapBytes) {
+    const int64_t length = MapLength(bytes);
+    if (void* p = TakeCached(length)) {
+      if (zero) std::memset(p, 0, bytes);
+      return p;
+    }
+    void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {  // perhaps the cache is what is in the way
+      DropCache();
+      p = mmap(nullptr, length, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) return nullptr;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(p, length, MADV_HUGEPAGE);  // advice only; may be refused
+#endif
+    return p;  // fresh pages are zero
+  }
+  void* p = ::operator new (std::max<int64_t>(bytes, 1), std::align_val_t{64},
+                            std::nothrow);
+  if (p != nullptr && zero) std::memset(p, 0, bytes);
   return p;
 }
 
 void FreeBytes(void* p, int64_t bytes) {
-  if (bytes >= kMapBytes) {
-    munmap(p, bytes);
-  } else {
+  if (bytes < kMapBytes) {
     ::operator delete(p, std::align_val_t{64});
+    return;
   }
+  const int64_t length = MapLength(bytes);
+  const int64_t cap = std::min(kCacheBytes, g_limit.load() / 8);
+  MapCache& c = Cache();
+  std::unique_lock<std::mutex> lock(c.mu, std::try_to_lock);
+  if (!lock.owns_lock() || length > cap) {
+    munmap(p, length);
+    return;
+  }
+  while (c.bytes + length > cap && !c.blocks.empty()) {
+    munmap(c.blocks.front().first, c.blocks.front().second);
+    c.bytes -= c.blocks.front().second;
+    c.blocks.erase(c.blocks.begin());
+  }
+  c.blocks.emplace_back(p, length);
+  c.bytes += length;
 }
 
 }  // namespace
@@ -145,6 +216,17 @@ Literal& Literal::operator=(Literal&& o) noexcept {
 
 absl::StatusOr<Literal> Literal::CreateArray(PrimitiveType type,
                                              std::vector<int64_t> dims) {
+  return CreateArrayImpl(type, std::move(dims), /*zero=*/true);
+}
+
+absl::StatusOr<Literal> Literal::CreateArrayForOverwrite(
+    PrimitiveType type, std::vector<int64_t> dims) {
+  return CreateArrayImpl(type, std::move(dims), /*zero=*/false);
+}
+
+absl::StatusOr<Literal> Literal::CreateArrayImpl(PrimitiveType type,
+                                                 std::vector<int64_t> dims,
+                                                 bool zero) {
   Literal lit;
   lit.type_ = type;
   if (type == PrimitiveType::kToken) return lit;
@@ -171,7 +253,7 @@ absl::StatusOr<Literal> Literal::CreateArray(PrimitiveType type,
   int64_t peak = g_peak;
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
   }
-  void* p = AllocateZeroed(bytes);
+  void* p = Allocate(bytes, zero);
   if (p == nullptr) {
     g_in_use -= bytes;
     return absl::ResourceExhaustedError("out of memory allocating " +

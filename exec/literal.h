@@ -46,6 +46,10 @@ class Literal {
   static absl::StatusOr<Literal> Create(const LiteralShape& shape);
   static absl::StatusOr<Literal> CreateArray(PrimitiveType type,
                                              std::vector<int64_t> dims);
+  // Like CreateArray, but the contents are unspecified: for results whose
+  // every element the caller writes (skips zeroing large arrays).
+  static absl::StatusOr<Literal> CreateArrayForOverwrite(
+      PrimitiveType type, std::vector<int64_t> dims);
   static Literal MakeTuple(std::vector<Value> elements);
   // A scalar from a double (rounded/converted as Convert does).
   static Literal ScalarFromDouble(PrimitiveType type, double v);
@@ -86,6 +90,9 @@ class Literal {
   std::string ToString(int64_t max_elements = 16) const;
 
  private:
+  static absl::StatusOr<Literal> CreateArrayImpl(PrimitiveType type,
+                                                 std::vector<int64_t> dims,
+                                                 bool zero);
   void Release();
   PrimitiveType type_ = PrimitiveType::kInvalid;
   std::vector<int64_t> dims_;

@@ -159,7 +159,10 @@ template <typename Acc>
 absl::StatusOr<Literal> DotGemm(const Node& node, const DotOperand& l,
                                 const DotOperand& r, int64_t batch, int64_t m,
                                 int64_t k, int64_t n) {
-  auto out = Literal::Create(node.shape);
+  // Gemm (or StoreFrom) writes every element.
+  auto out = node.shape.is_tuple() ? Literal::Create(node.shape)
+                                   : Literal::CreateArrayForOverwrite(
+                                         node.shape.type, node.shape.dims);
   if (!out.ok()) return out;
   if (out->count() != batch * m * n)
     return Bad(Cat("dot result has ", batch * m * n, " elements, shape says ",
@@ -196,7 +199,7 @@ absl::StatusOr<Literal> DotWith(const Node& node, const Literal& lt,
   if (!out.ok()) return out;
   if (out->count() != static_cast<int64_t>(c.size()))
     return Bad(Cat("dot result has ", c.size(), " elements, shape says ",
-                            out->count()));
+                   out->count()));
   StoreFrom<Acc>(c, *out);
   return out;
 }
@@ -205,9 +208,12 @@ template <typename F>
 auto WithAcc(PrimitiveType out, F f) {
   using P = PrimitiveType;
   switch (out) {
-    case P::kF64: return f(double{});
-    case P::kC64: return f(std::complex<float>{});
-    case P::kC128: return f(std::complex<double>{});
+    case P::kF64:
+      return f(double{});
+    case P::kC64:
+      return f(std::complex<float>{});
+    case P::kC128:
+      return f(std::complex<double>{});
     default:
       if (IsSignedInteger(out) || IsUnsignedInteger(out) || out == P::kPred)
         return f(int64_t{});
@@ -238,14 +244,22 @@ absl::StatusOr<Literal> EvalDot(const Node& node, const Literal& lhs,
     return absl::OkStatus();
   };
   std::vector<int64_t> lf, rf;
-  if (auto s = split(lhs, dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions, &lf); !s.ok()) return s;
-  if (auto s = split(rhs, dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions, &rf); !s.ok()) return s;
-  if (dn.lhs_contracting_dimensions.size() != dn.rhs_contracting_dimensions.size())
+  if (auto s = split(lhs, dn.lhs_batch_dimensions,
+                     dn.lhs_contracting_dimensions, &lf);
+      !s.ok())
+    return s;
+  if (auto s = split(rhs, dn.rhs_batch_dimensions,
+                     dn.rhs_contracting_dimensions, &rf);
+      !s.ok())
+    return s;
+  if (dn.lhs_contracting_dimensions.size() !=
+      dn.rhs_contracting_dimensions.size())
     return Bad("contracting dimension counts differ");
   int64_t batch = 1, m = 1, k = 1, n = 1;
   for (size_t i = 0; i < dn.lhs_batch_dimensions.size(); ++i) {
     int64_t a = lhs.dims()[dn.lhs_batch_dimensions[i]];
-    if (a != rhs.dims()[dn.rhs_batch_dimensions[i]]) return Bad("batch sizes differ");
+    if (a != rhs.dims()[dn.rhs_batch_dimensions[i]])
+      return Bad("batch sizes differ");
     batch *= a;
   }
   for (size_t i = 0; i < dn.lhs_contracting_dimensions.size(); ++i) {
@@ -292,7 +306,8 @@ namespace {
 template <typename Acc>
 absl::StatusOr<Literal> ConvWith(const Node& node, const Literal& in,
                                  const Literal& ker) {
-  const ConvolutionDimensionNumbers& dn = *node.attrs.convolution_dimension_numbers;
+  const ConvolutionDimensionNumbers& dn =
+      *node.attrs.convolution_dimension_numbers;
   const int ns = static_cast<int>(dn.input_spatial_dimensions.size());
   if (static_cast<int>(dn.kernel_spatial_dimensions.size()) != ns ||
       static_cast<int>(dn.output_spatial_dimensions.size()) != ns)
@@ -301,21 +316,28 @@ absl::StatusOr<Literal> ConvWith(const Node& node, const Literal& in,
   if (node.attrs.window) window = *node.attrs.window;
   window.dimensions.resize(ns);
   // Canonical layouts: input [N, C, S...], kernel [O, I, S...].
-  std::vector<int64_t> ip = {dn.input_batch_dimension, dn.input_feature_dimension};
-  ip.insert(ip.end(), dn.input_spatial_dimensions.begin(), dn.input_spatial_dimensions.end());
-  std::vector<int64_t> kp = {dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension};
-  kp.insert(kp.end(), dn.kernel_spatial_dimensions.begin(), dn.kernel_spatial_dimensions.end());
+  std::vector<int64_t> ip = {dn.input_batch_dimension,
+                             dn.input_feature_dimension};
+  ip.insert(ip.end(), dn.input_spatial_dimensions.begin(),
+            dn.input_spatial_dimensions.end());
+  std::vector<int64_t> kp = {dn.kernel_output_feature_dimension,
+                             dn.kernel_input_feature_dimension};
+  kp.insert(kp.end(), dn.kernel_spatial_dimensions.begin(),
+            dn.kernel_spatial_dimensions.end());
   auto it = Transpose(in, ip);
   if (!it.ok()) return it;
   auto kt = Transpose(ker, kp);
   if (!kt.ok()) return kt;
-  std::vector<int64_t> op = {dn.output_batch_dimension, dn.output_feature_dimension};
-  op.insert(op.end(), dn.output_spatial_dimensions.begin(), dn.output_spatial_dimensions.end());
+  std::vector<int64_t> op = {dn.output_batch_dimension,
+                             dn.output_feature_dimension};
+  op.insert(op.end(), dn.output_spatial_dimensions.begin(),
+            dn.output_spatial_dimensions.end());
   if (static_cast<int>(op.size()) != static_cast<int>(node.shape.dims.size()))
     return Bad("convolution output rank mismatch");
   std::vector<int64_t> out_dims;
   for (int64_t d : op) {
-    if (d < 0 || d >= static_cast<int64_t>(node.shape.dims.size())) return Bad("bad output dim");
+    if (d < 0 || d >= static_cast<int64_t>(node.shape.dims.size()))
+      return Bad("bad output dim");
     out_dims.push_back(node.shape.dims[d]);
   }
   const int64_t fgc = node.attrs.feature_group_count.value_or(1);
@@ -325,8 +347,8 @@ absl::StatusOr<Literal> ConvWith(const Node& node, const Literal& in,
   const int64_t N_in = idims[0], C = idims[1];
   const int64_t O = kdims[0], I = kdims[1];
   const int64_t N = out_dims[0];
-  if (fgc < 1 || bgc < 1 || C != I * fgc || O % fgc || O % bgc || N_in != N * bgc ||
-      out_dims[1] != O)
+  if (fgc < 1 || bgc < 1 || C != I * fgc || O % fgc || O % bgc ||
+      N_in != N * bgc || out_dims[1] != O)
     return Bad("convolution feature/batch group sizes do not fit");
   for (int s = 0; s < ns; ++s)
     if (kdims[2 + s] != window.dimensions[s].size && node.attrs.window)
@@ -335,7 +357,8 @@ absl::StatusOr<Literal> ConvWith(const Node& node, const Literal& in,
   auto out_c = Literal::CreateArray(node.shape.type, out_dims);
   if (!out_c.ok()) return out_c;
   std::vector<Acc> y(out_c->count(), Acc(0));
-  const std::vector<int64_t> xs = RowMajorStrides(idims), ws = RowMajorStrides(kdims);
+  const std::vector<int64_t> xs = RowMajorStrides(idims),
+                             ws = RowMajorStrides(kdims);
   std::vector<int64_t> osp(out_dims.begin() + 2, out_dims.end());
   std::vector<int64_t> ksp(kdims.begin() + 2, kdims.end());
   const int64_t o_per_fg = O / fgc, o_per_bg = O / bgc;
@@ -349,7 +372,8 @@ absl::StatusOr<Literal> ConvWith(const Node& node, const Literal& in,
       do {
         Acc sum(0);
         std::fill(kpos.begin(), kpos.end(), 0);
-        if (!ksp.empty() && std::any_of(ksp.begin(), ksp.end(), [](int64_t d) { return d == 0; })) {
+        if (!ksp.empty() && std::any_of(ksp.begin(), ksp.end(),
+                                        [](int64_t d) { return d == 0; })) {
           y[yi++] = sum;
           continue;
         }
@@ -359,10 +383,17 @@ absl::StatusOr<Literal> ConvWith(const Node& node, const Literal& in,
           for (int s = 0; s < ns && valid; ++s) {
             const WindowDimension& wd = window.dimensions[s];
             int64_t kk = wd.window_reversal ? ksp[s] - 1 - kpos[s] : kpos[s];
-            int64_t pos = opos[s] * wd.stride - wd.padding_low + kpos[s] * wd.window_dilation;
-            if (pos % wd.base_dilation) { valid = false; break; }
+            int64_t pos = opos[s] * wd.stride - wd.padding_low +
+                          kpos[s] * wd.window_dilation;
+            if (pos % wd.base_dilation) {
+              valid = false;
+              break;
+            }
             pos /= wd.base_dilation;
-            if (pos < 0 || pos >= idims[2 + s]) { valid = false; break; }
+            if (pos < 0 || pos >= idims[2 + s]) {
+              valid = false;
+              break;
+            }
             xoff += pos * xs[2 + s];
             woff += kk * ws[2 + s];
           }

@@ -568,7 +568,12 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in) {
   for (const Value& v : in) {
     if (v->is_tuple()) return absl::InvalidArgumentError("tuple operand");
   }
-  auto out_or = Literal::Create(node.shape);
+  // Every path below writes each element (or fails), except complex() of
+  // a non-float operand, which keeps the zeros.
+  auto out_or =
+      node.shape.is_tuple() || node.op == O::kComplex
+          ? Literal::Create(node.shape)
+          : Literal::CreateArrayForOverwrite(node.shape.type, node.shape.dims);
   if (!out_or.ok()) return out_or;
   Literal& out = *out_or;
   const int64_t n = out.count();
