@@ -327,7 +327,6 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     // forks the replay's child.
     const GpuInfo gpu = QueryGpuInChild();
     if (!gpu.available()) return refuse(gpu.Describe());
-    result.notes.push_back(Cat("device: ", gpu.Describe()));
   }
   if (module >= file.modules.size()) return refuse("no such module");
   const int64_t limit =
@@ -366,7 +365,10 @@ ReplayResult Replay(const ParsedFile& file, Id module,
   if (options.arguments_given || !options.arguments.empty()) {
     if (options.arguments.size() != shapes->size())
       return refuse(Cat("the module takes ", shapes->size(), " arguments, ",
-                        options.arguments.size(), " given"));
+                        options.arguments.size(), " given",
+                        options.arguments.size() < shapes->size()
+                            ? Cat(" (no arg", options.arguments.size(), ")")
+                            : std::string()));
     for (size_t k = 0; k < shapes->size(); ++k) {
       const std::string want = ShapeString((*shapes)[k]);
       const std::string got = ShapeString(options.arguments[k]->shape());
