@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "exec/evaluator_internal.h"
@@ -1253,6 +1254,58 @@ absl::StatusOr<GV> Runner::OnDevice(const Node& node,
   }
 }
 
+// Ops CpuLeaf runs (what the CPU evaluator's EvalNode does outside control
+// flow); keep in step with it.
+bool HostCanRun(Opcode op) {
+  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op)) return true;
+  switch (op) {
+    case O::kDot:
+    case O::kConvolution:
+    case O::kGather:
+    case O::kScatter:
+    case O::kFft:
+    case O::kCholesky:
+    case O::kTriangularSolve:
+    case O::kReduce:
+    case O::kReduceWindow:
+    case O::kSelectAndScatter:
+    case O::kSort:
+    case O::kMap:
+    case O::kRng:
+    case O::kRngBitGenerator:
+    case O::kTopk:
+    case O::kCustomCall:
+    case O::kAsyncStart:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Up front: every op of the module is structural, has a device kernel or
+// runs on the CPU evaluator's op functions; the rest are named with lines.
+absl::Status CheckRunnable(const ParsedFile& file, Id module) {
+  std::vector<std::string> problems;
+  std::set<Opcode> seen;
+  const Module& m = file.modules[module];
+  for (Id c = m.computations.begin; c < m.computations.end(); ++c) {
+    const Computation& comp = file.computations[c];
+    for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+      const Opcode op = file.instructions[i].opcode;
+      if (op == O::kUnknown || IsStructural(op) || HostCanRun(op) ||
+          !seen.insert(op).second)
+        continue;
+      problems.push_back(
+          Cat("op ", OpcodeName(op), " (line ",
+              file.lines().LineOf(file.instructions[i].span.begin) + 1, ")"));
+    }
+  }
+  if (problems.empty()) return absl::OkStatus();
+  std::string list;
+  for (const std::string& p : problems) list += (list.empty() ? "" : "; ") + p;
+  return absl::UnimplementedError("the GPU backend cannot run " + list);
+}
+
 class GpuBackend : public Backend {
  public:
   const char* name() const override { return "gpu"; }
@@ -1267,6 +1320,7 @@ class GpuBackend : public Backend {
     if (ModuleDevices(file, module).total() > 1)
       return absl::UnimplementedError(
           "the GPU backend runs single-participant modules only");
+    RETURN_IF_ERROR(CheckRunnable(file, module));
     RETURN_IF_ERROR(CudaStatus(cudaSetDevice(0), "cudaSetDevice"));
     if (auto estimate = EstimatePeakMemory(file, module)) {
       size_t free_bytes = 0, total_bytes = 0;
