@@ -42,6 +42,7 @@ Json Capabilities(hlo::ColumnUnit unit) {
       {"documentLinkProvider", {{"resolveProvider", false}}},
       {"callHierarchyProvider", true},
       {"workspaceSymbolProvider", true},
+      {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
       {"codeActionProvider", true},
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"executeCommandProvider", {{"commands", WorkspaceCommands()}}},
@@ -239,6 +240,8 @@ void LspServer::BindMethods() {
       {"initialized", [this](Json&) { workspace_->Initialized(); }},
       {"workspace/didChangeWatchedFiles",
        [this](Json& params) { workspace_->FilesChanged(params); }},
+      {"workspace/didChangeWorkspaceFolders",
+       [this](Json& params) { workspace_->FoldersChanged(params); }},
       {"exit", [this](Json&) { exit_requested_ = true; }},
       {"$/cancelRequest",
        [this](Json& params) {

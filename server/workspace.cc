@@ -80,12 +80,42 @@ int LspSymbolKind(hlo::index::SymbolKind kind) {
   return 13;
 }
 
-Json SymbolLocation(const hlo::index::SymbolMatch& m) {
+// UTF-16 code units in UTF-8 `bytes`.
+size_t Utf16Length(std::string_view bytes) {
+  size_t n = 0;
+  for (unsigned char c : bytes) {
+    if ((c & 0xC0) != 0x80) n += c >= 0xF0 ? 2 : 1;
+  }
+  return n;
+}
+
+// Line `line` (1-based) of a file; nullopt when it cannot be read.
+std::optional<std::string> ReadLine(const std::string& path, uint32_t line) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text;
+  for (uint32_t i = 0; i < line; ++i) {
+    if (!std::getline(in, text)) return std::nullopt;
+  }
+  return text;
+}
+
+// The index keeps byte columns; a UTF-16 client gets code units, converted
+// from the line's text only when the index saw a non-ASCII byte before the
+// symbol.
+Json SymbolLocation(const hlo::index::SymbolMatch& m, bool utf16) {
   uint32_t line = m.line > 0 ? m.line - 1 : 0, col = m.column > 0 ? m.column - 1 : 0;
+  size_t start = col, end = col + m.name.size();
+  if (utf16) {
+    if ((m.flags & hlo::index::kFlagNonAsciiPrefix) != 0) {
+      std::optional<std::string> text = ReadLine(m.absolute_path, m.line);
+      if (text && col <= text->size()) start = Utf16Length(std::string_view(*text).substr(0, col));
+    }
+    end = start + Utf16Length(m.name);
+  }
   return Json{{"uri", PathToUri(m.absolute_path)},
               {"range",
-               {{"start", {{"line", line}, {"character", col}}},
-                {"end", {{"line", line}, {"character", col + m.name.size()}}}}}};
+               {{"start", {{"line", line}, {"character", start}}},
+                {"end", {{"line", line}, {"character", end}}}}}};
 }
 
 // The stage label of a dump file: its name without the module prefix.
@@ -193,6 +223,15 @@ void WorkspaceService::Initialize(const Json& params) {
     if (!path.empty()) folders.emplace_back(path);
   }
   Json caps = params.value("capabilities", Json::object());
+  // The position encoding the server picks (lsp_server.cc): utf-8 when the
+  // client offers it, else utf-16.
+  bool utf8 = false;
+  if (auto general = caps.find("general"); general != caps.end() && general->is_object()) {
+    if (auto enc = general->find("positionEncodings"); enc != general->end() && enc->is_array()) {
+      for (const Json& e : *enc) utf8 |= e.is_string() && e.get<std::string>() == "utf-8";
+    }
+  }
+  utf16_ = !utf8;
   std::lock_guard<std::mutex> lock(mutex_);
   folders_ = std::move(folders);
   progress_support_ = BoolAt(caps, {"window", "workDoneProgress"});
@@ -272,8 +311,26 @@ void WorkspaceService::IndexLoop() {
   auto next_poll = std::chrono::steady_clock::now() + std::chrono::seconds(options_.poll_seconds);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    wake_.wait_until(lock, next_poll, [&] { return stopping_ || !pending_refresh_.empty(); });
+    wake_.wait_until(lock, next_poll, [&] {
+      return stopping_ || !pending_refresh_.empty() || !pending_folders_.empty();
+    });
     if (stopping_) break;
+    if (!pending_folders_.empty()) {
+      // workspace/didChangeWorkspaceFolders, in the order they came.
+      std::vector<std::pair<fs::path, bool>> changes;
+      changes.swap(pending_folders_);
+      lock.unlock();
+      for (const auto& [folder, added] : changes) {
+        if (added) {
+          index_->AddFolder(folder);
+        } else {
+          index_->RemoveFolder(folder);
+        }
+      }
+      for (const std::string& w : index_->TakeWarnings()) hooks_.log(kInfo, "index: " + w);
+      lock.lock();
+      continue;
+    }
     std::vector<fs::path> paths;
     paths.swap(pending_refresh_);
     bool poll = false;
@@ -302,6 +359,28 @@ void WorkspaceService::FilesChanged(const Json& params) {
   wake_.notify_all();
 }
 
+void WorkspaceService::FoldersChanged(const Json& params) {
+  auto event = params.find("event");
+  if (event == params.end() || !event->is_object()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto each = [&](const char* key, bool added) {
+    auto list = event->find(key);
+    if (list == event->end() || !list->is_array()) return;
+    for (const Json& f : *list) {
+      std::string path = UriToPath(StringField(f, "uri"));
+      if (path.empty()) continue;
+      std::error_code ec;
+      fs::path folder = fs::absolute(path, ec).lexically_normal();
+      folders_.erase(std::remove(folders_.begin(), folders_.end(), folder), folders_.end());
+      if (added) folders_.push_back(folder);
+      pending_folders_.emplace_back(folder, added);
+    }
+  };
+  each("removed", false);
+  each("added", true);
+  wake_.notify_all();
+}
+
 // -------------------------------------------------------------- symbols --
 
 WorkspaceService::Reply WorkspaceService::Symbols(const Json& params) {
@@ -310,7 +389,7 @@ WorkspaceService::Reply WorkspaceService::Symbols(const Json& params) {
   if (!matches.ok()) return Invalid(std::string(matches.status().message()));
   Json out = Json::array();
   for (const hlo::index::SymbolMatch& m : *matches) {
-    Json s{{"name", m.name}, {"kind", LspSymbolKind(m.kind)}, {"location", SymbolLocation(m)}};
+    Json s{{"name", m.name}, {"kind", LspSymbolKind(m.kind)}, {"location", SymbolLocation(m, utf16_)}};
     if (!m.module.empty()) s["containerName"] = m.module;
     out.push_back(std::move(s));
   }
@@ -399,7 +478,7 @@ Json WorkspaceService::DefinitionElsewhere(const std::string& uri, const std::st
   for (const hlo::index::SymbolMatch& m : *matches) {
     if (m.name != name) continue;
     if (std::find(others.begin(), others.end(), m.absolute_path) == others.end()) continue;
-    out.push_back(SymbolLocation(m));
+    out.push_back(SymbolLocation(m, utf16_));
   }
   return out;
 }

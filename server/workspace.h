@@ -53,6 +53,7 @@ class WorkspaceService {
   void Initialize(const Json& params);  // folders and client capabilities
   void Initialized();                   // starts indexing on a worker thread
   void FilesChanged(const Json& params);  // workspace/didChangeWatchedFiles
+  void FoldersChanged(const Json& params);  // workspace/didChangeWorkspaceFolders
   void Shutdown();
 
   Reply Symbols(const Json& params);
@@ -91,6 +92,8 @@ class WorkspaceService {
   std::condition_variable wake_;
   std::vector<std::filesystem::path> folders_;
   std::vector<std::filesystem::path> pending_refresh_;
+  std::vector<std::pair<std::filesystem::path, bool>> pending_folders_;  // (folder, added)
+  bool utf16_ = true;  // workspace/symbol columns in UTF-16 code units
   bool stopping_ = false;
   bool indexing_done_ = false;
   bool progress_support_ = false;

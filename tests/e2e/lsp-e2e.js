@@ -496,9 +496,57 @@ async function workspaceTests() {
   }
 }
 
+// workspace/didChangeWorkspaceFolders adds and drops folders from the index;
+// workspace/symbol columns count UTF-16 code units after non-ASCII text.
+async function workspaceFolderTests() {
+  const os = require('os');
+  const a = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-fa-'));
+  const b = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-fb-'));
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-cache-'));
+  const savedCache = process.env.XDG_CACHE_HOME;
+  process.env.XDG_CACHE_HOME = cacheDir;
+  fs.writeFileSync(path.join(a, 'module_0001.fa.before_optimizations.txt'),
+    'HloModule fa\n\nENTRY %main (p: f32[2]) -> f32[2] {\n  ROOT %only_in_a = f32[2]{0} parameter(0)\n}\n');
+  // A non-ASCII comment before the name: byte column 12, UTF-16 column 9.
+  fs.writeFileSync(path.join(b, 'module_0002.fb.before_optimizations.txt'),
+    'HloModule fb\n\nENTRY %main (p: f32[2]) -> f32[2] {\n/*\u00e9\u00e9\u00e9*/ %only_in_b = f32[2]{0} parameter(0)\n' +
+    '  ROOT %r = f32[2]{0} negate(%only_in_b)\n}\n');
+  const s = await Session.start({ rootUri: pathToFileURL(a).href });
+  const find = async (q, want) => {
+    let syms = [];
+    for (let i = 0; i < 100; i++) {
+      syms = await s.req(P.WorkspaceSymbolRequest.type, { query: q });
+      if (syms.some(x => x.name === q) === want) break;
+      await new Promise(r => setTimeout(r, 100));
+    }
+    return syms.filter(x => x.name === q);
+  };
+  try {
+    const caps = s.init.capabilities;
+    check('workspace folders: change notifications advertised', caps.workspace && caps.workspace.workspaceFolders &&
+      caps.workspace.workspaceFolders.changeNotifications === true, caps.workspace);
+    check('workspace folders: the first folder is indexed', (await find('only_in_a', true)).length === 1);
+    s.conn.sendNotification('workspace/didChangeWorkspaceFolders',
+      { event: { added: [{ uri: pathToFileURL(b).href, name: 'b' }], removed: [] } });
+    const inB = await find('only_in_b', true);
+    check('workspace folders: an added folder is indexed', inB.length === 1, inB);
+    check('workspace/symbol: UTF-16 column after non-ASCII text', inB.length === 1 &&
+      inB[0].location.range.start.character === 9 && inB[0].location.range.end.character === 18, inB);
+    s.conn.sendNotification('workspace/didChangeWorkspaceFolders',
+      { event: { added: [], removed: [{ uri: pathToFileURL(a).href, name: 'a' }] } });
+    check('workspace folders: a removed folder is dropped', (await find('only_in_a', false)).length === 0);
+    check('workspace folders: the other folder stays', (await find('only_in_b', true)).length === 1);
+  } finally {
+    const code = await s.stop();
+    check('workspace folders session: exit code 0', code === 0, code);
+    if (savedCache === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = savedCache;
+    for (const d of [a, b, cacheDir]) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (!server || !fs.existsSync(server)) { console.error(`usage: lsp-e2e.js <hlo-lsp binary>`); process.exit(2); }
-  for (const t of [fixtureTests, encodingTests, workspaceTests, corpusTests]) {
+  for (const t of [fixtureTests, encodingTests, workspaceTests, corpusTests, workspaceFolderTests]) {
     try { await t(); } catch (e) { check(`${t.name} ran to the end`, false, String(e && e.stack || e)); }
   }
   console.log(`${passed} passed, ${failed} failed`);
