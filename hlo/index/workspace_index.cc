@@ -435,7 +435,16 @@ void WorkspaceIndex::AddFolder(const fs::path& folder) {
     }
   }
   Persist(/*force=*/true);
+  WarmTables();
   ::malloc_trim(0);  // scanning leaves freed buffers behind
+}
+
+void WorkspaceIndex::WarmTables() {
+  // A long-lived index builds the lookup tables now, so that the next
+  // query does not wait for them.
+  if (!options_.name_table) return;
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  CurrentTables();
 }
 
 void WorkspaceIndex::RemoveFolder(const fs::path& folder) {
@@ -488,6 +497,7 @@ void WorkspaceIndex::Refresh(const std::vector<fs::path>& paths) {
   }
   IndexFiles(files, nullptr);
   Persist(/*force=*/false);
+  WarmTables();
 }
 
 void WorkspaceIndex::Persist(bool force) {

@@ -44,7 +44,8 @@ struct IndexOptions {
   // Called from indexing threads (serialised by the index), at most about
   // every 1% of a batch and at its end.
   std::function<void(const IndexProgress&)> progress;
-  // Kept for callers; every index now scores each distinct name once.
+  // A long-lived index (the server): build the query lookup tables right
+  // after each change instead of at the next query.
   bool name_table = false;
 };
 
@@ -135,6 +136,7 @@ class WorkspaceIndex {
   // Writes the cache of every dirty folder (`force`: even if saved lately).
   void Persist(bool force);
   void Compact();
+  void WarmTables();
   std::shared_ptr<const Tables> CurrentTables() const;  // mutex_ held (shared)
   void Changed() { ++generation_; }
   void Warn(std::string message);
