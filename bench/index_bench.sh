@@ -91,6 +91,9 @@ done
 nocache=$(best_of_3 "$bin" search --no-cache --dir "$dir" --limit 0 "${names[0]}")
 echo "no-cache search (${names[0]}): ${nocache}s = $(ratio "$nocache" "$(best_of_3 rg -n "${names[0]}" "$dir")") rg"
 echo "shards: $(du -sh "$cache" | cut -f1) in $cache"
+# What any hlo-lsp process pays before it searches (loading the binary and
+# its shared libraries), part of every cold and warm time above.
+echo "process start (hlo-lsp search --help): $(best_of_3 "$bin" search --help)s"
 if [[ -x $latency ]]; then
   echo "--- in-process queries (workspace/symbol), index loaded from the shards:"
   "$latency" "$dir" --runs 50 "${names[@]}" "kind:computation fusion" "op:all-reduce" "/^fusion\\.[0-9]+$/"
