@@ -284,6 +284,7 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
   if (IsElementwise(node.op)) return wrap(EvalElementwise(node, in));
   if (IsShapeOp(node.op)) return wrap(EvalShapeOp(file_, node, in));
   if (IsCollective(node.op)) return EvalCollective(*this, node, in, depth);
+  if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
   switch (node.op) {
     case O::kConstant: {
       if (!node.attrs.literal)
@@ -430,6 +431,27 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       if (!in[0]->is_tuple() || in[0]->elements().size() < 2)
         return absl::InvalidArgumentError("async-done operand is not an async tuple");
       return in[0]->elements()[1];
+    case O::kRngGetAndUpdateState: {
+      // XLA keeps a 128-bit state per executable; here it is a counter
+      // that starts at the evaluator's seed-derived state.
+      if (node.shape.dims.size() != 1 || node.shape.dims[0] != 2)
+        return absl::InvalidArgumentError(
+            "rng-get-and-update-state must produce u64[2]");
+      absl::StatusOr<Literal> out =
+          Literal::CreateArray(node.shape.type, {2});
+      if (!out.ok()) return out.status();
+      uint64_t delta = 0;
+      for (const RawAttribute& a : node.attrs.others) {
+        if (a.key != "delta") continue;
+        absl::StatusOr<int64_t> d = DecodeInt(a.value);
+        if (!d.ok() || *d < 0)
+          return absl::InvalidArgumentError("delta= is not a count");
+        delta = static_cast<uint64_t>(*d);
+      }
+      out->SetInt(0, static_cast<int64_t>(GetAndAdvanceRngState(delta)));
+      out->SetInt(1, 0);
+      return std::make_shared<const Literal>(*std::move(out));
+    }
     case O::kPartitionId:
       return wrap(Literal::ScalarFromInt(node.shape.type,
                                          device_ % devices_.partitions));
@@ -447,7 +469,9 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
 namespace {
 
 bool OpSupported(Opcode op) {
-  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op)) return true;
+  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) ||
+      IsBatchNorm(op))
+    return true;
   switch (op) {
     case O::kParameter: case O::kConstant: case O::kTuple:
     case O::kGetTupleElement: case O::kCall: case O::kFusion: case O::kWhile:
@@ -460,7 +484,7 @@ bool OpSupported(Opcode op) {
     case O::kAsyncStart: case O::kAsyncUpdate: case O::kAsyncDone:
     case O::kCopyStart: case O::kCopyDone: case O::kPartitionId:
     case O::kReplicaId: case O::kAllReduceDone: case O::kCholesky:
-    case O::kTriangularSolve: case O::kFft:
+    case O::kTriangularSolve: case O::kFft: case O::kRngGetAndUpdateState:
       return true;
     default:
       return false;

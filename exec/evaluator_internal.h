@@ -69,6 +69,12 @@ class Evaluator {
   Rendezvous* rendezvous() const { return rendezvous_; }
   EvalResult& result() { return result_; }
   uint64_t NextRngState() { return rng_state_++; }
+  // rng-get-and-update-state: the state before, then advanced by `delta`.
+  uint64_t GetAndAdvanceRngState(uint64_t delta) {
+    const uint64_t before = rng_state_;
+    rng_state_ += delta;
+    return before;
+  }
 
  private:
   absl::StatusOr<Value> EvalNode(const Plan& plan, const Node& node,
@@ -125,6 +131,9 @@ absl::StatusOr<Literal> EvalFft(const Node& node, const Literal& x);
 bool IsCollective(Opcode op);
 absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
                                      Operands in, int depth);
+// ops_batch_norm.cc: batch-norm-training, -inference and -grad.
+bool IsBatchNorm(Opcode op);
+absl::StatusOr<Value> EvalBatchNorm(const Node& node, Operands in);
 // ops_custom_call.cc
 bool CustomCallSupported(std::string_view target);
 absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
