@@ -27,9 +27,9 @@ absl::StatusOr<FeatureAxis> AxisOf(const Node& node, const Literal& operand) {
     return absl::InvalidArgumentError("batch norm without feature_index=");
   const int64_t f = *node.attrs.feature_index;
   if (f < 0 || f >= operand.rank())
-    return absl::InvalidArgumentError(
-        Cat("feature_index=", f, " is outside the operand's rank ",
-            operand.rank()));
+    return absl::InvalidArgumentError(Cat("feature_index=", f,
+                                          " is outside the operand's rank ",
+                                          operand.rank()));
   FeatureAxis axis;
   axis.features = operand.dims()[f];
   for (int d = static_cast<int>(f) + 1; d < operand.rank(); ++d)
@@ -87,9 +87,9 @@ std::vector<double> Normalize(const Literal& x, const FeatureAxis& axis,
   std::vector<double> out(x.count());
   for (int64_t i = 0; i < x.count(); ++i) {
     const int64_t f = axis.Of(i);
-    out[i] = (x.GetDouble(i) - mean[f]) / std::sqrt(var[f] + epsilon) *
-                 scale[f] +
-             offset[f];
+    out[i] =
+        (x.GetDouble(i) - mean[f]) / std::sqrt(var[f] + epsilon) * scale[f] +
+        offset[f];
   }
   return out;
 }
@@ -99,8 +99,8 @@ absl::StatusOr<Value> Training(const Node& node, Operands in, double epsilon) {
   absl::StatusOr<FeatureAxis> axis = AxisOf(node, x);
   if (!axis.ok()) return axis.status();
   for (int k = 1; k <= 2; ++k)
-    if (absl::Status s = CheckFeatureVector(*in[k], *axis,
-                                            k == 1 ? "scale" : "offset");
+    if (absl::Status s =
+            CheckFeatureVector(*in[k], *axis, k == 1 ? "scale" : "offset");
         !s.ok())
       return s;
   std::vector<double> mean, var;
@@ -116,8 +116,7 @@ absl::StatusOr<Value> Training(const Node& node, Operands in, double epsilon) {
       Literal::MakeTuple({*out, *mean_out, *var_out}));
 }
 
-absl::StatusOr<Value> Inference(const Node& node, Operands in,
-                                double epsilon) {
+absl::StatusOr<Value> Inference(const Node& node, Operands in, double epsilon) {
   const Literal& x = *in[0];
   absl::StatusOr<FeatureAxis> axis = AxisOf(node, x);
   if (!axis.ok()) return axis.status();
@@ -163,9 +162,9 @@ absl::StatusOr<Value> Grad(const Node& node, Operands in, double epsilon) {
     const int64_t f = axis->Of(i);
     const double var_eps = var[f] + epsilon;
     const double xc = x.GetDouble(i) - mean[f];
-    grad_x[i] = scale[f] / std::sqrt(var_eps) *
-                (dy.GetDouble(i) - sum_dy[f] / n -
-                 xc * sum_dy_xc[f] / (n * var_eps));
+    grad_x[i] =
+        scale[f] / std::sqrt(var_eps) *
+        (dy.GetDouble(i) - sum_dy[f] / n - xc * sum_dy_xc[f] / (n * var_eps));
   }
   auto gx = FromDoubles(x.type(), x.dims(), grad_x);
   auto gs = FromDoubles(in[1]->type(), in[1]->dims(), grad_scale);
@@ -185,9 +184,8 @@ bool IsBatchNorm(Opcode op) {
 absl::StatusOr<Value> EvalBatchNorm(const Node& node, Operands in) {
   const size_t want = node.op == O::kBatchNormTraining ? 3 : 5;
   if (in.size() != want)
-    return absl::InvalidArgumentError(
-        Cat(OpcodeName(node.op), " takes ", want, " operands, not ",
-            in.size()));
+    return absl::InvalidArgumentError(Cat(OpcodeName(node.op), " takes ", want,
+                                          " operands, not ", in.size()));
   for (const Value& v : in)
     if (!v || v->is_tuple())
       return absl::InvalidArgumentError("batch norm operands must be arrays");

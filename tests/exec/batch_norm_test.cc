@@ -15,14 +15,15 @@ using V = std::vector<double>;
 Value X() { return Array(P::kF32, {2, 2}, {1, 2, 3, 6}); }
 
 TEST(BatchNormTest, TrainingNormalizesPerFeature) {
-  auto r = RunHlo(R"(HloModule m
+  auto r =
+      RunHlo(R"(HloModule m
 ENTRY e {
   x = f32[2,2] parameter(0)
   s = f32[2] parameter(1)
   o = f32[2] parameter(2)
   ROOT bn = (f32[2,2], f32[2], f32[2]) batch-norm-training(x, s, o), epsilon=0, feature_index=1
 })",
-                  {X(), Array(P::kF32, {2}, {1, 2}), Array(P::kF32, {2}, {0, 1})});
+             {X(), Array(P::kF32, {2}, {1, 2}), Array(P::kF32, {2}, {0, 1})});
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ((*r)->elements().size(), 3u);
   // (x - mean) / sqrt(var) * scale + offset.
@@ -32,7 +33,8 @@ ENTRY e {
 }
 
 TEST(BatchNormTest, InferenceUsesGivenMoments) {
-  auto r = RunHlo(R"(HloModule m
+  auto r =
+      RunHlo(R"(HloModule m
 ENTRY e {
   x = f32[2,2] parameter(0)
   s = f32[2] parameter(1)
@@ -41,8 +43,8 @@ ENTRY e {
   v = f32[2] parameter(4)
   ROOT bn = f32[2,2] batch-norm-inference(x, s, o, m, v), epsilon=0, feature_index=1
 })",
-                  {X(), Array(P::kF32, {2}, {1, 2}), Array(P::kF32, {2}, {0, 1}),
-                   Array(P::kF32, {2}, {0, 0}), Array(P::kF32, {2}, {1, 4})});
+             {X(), Array(P::kF32, {2}, {1, 2}), Array(P::kF32, {2}, {0, 1}),
+              Array(P::kF32, {2}, {0, 0}), Array(P::kF32, {2}, {1, 4})});
   ASSERT_TRUE(r.ok()) << r.status();
   // Feature 0: x * 1 + 0; feature 1: x / sqrt(4) * 2 + 1 = x + 1.
   EXPECT_EQ(Values(**r), (V{1, 3, 3, 7}));
