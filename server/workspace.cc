@@ -61,7 +61,7 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 bool IsProtoPath(const std::string& path) {
-  return EndsWith(path, ".pb") || EndsWith(path, ".pb.gz");
+  return EndsWith(path, ".pb") || EndsWith(path, ".pb.gz") || EndsWith(path, ".pbtxt");
 }
 std::string StripSuffixes(std::string path, std::initializer_list<std::string_view> suffixes) {
   for (std::string_view s : suffixes) {
@@ -754,12 +754,21 @@ WorkspaceService::Reply WorkspaceService::StartReplay(const Json& args, bool com
     options.compare_with_cpu = gpu && compare;
     options.cancel = &raw->cancel;
     std::string arg_source = "fake data";
+    hlo::exec::ReplayResult r;
+    bool have_arguments = true;
     if (snapshot && snapshot->has_arguments && !fake) {
-      for (const auto& [name, v] : snapshot->arguments) options.arguments.push_back(v);
-      options.arguments_given = true;
-      arg_source = "snapshot";
+      auto arguments = cli::SnapshotArguments(*snapshot, *file, 0);
+      if (arguments.ok()) {
+        options.arguments = *std::move(arguments);
+        options.arguments_given = true;
+        arg_source = "snapshot";
+      } else {
+        have_arguments = false;
+        r.outcome = hlo::exec::ReplayOutcome::kRefused;
+        r.error = "snapshot arguments: " + std::string(arguments.status().message());
+      }
     }
-    hlo::exec::ReplayResult r = hlo::exec::Replay(*file, 0, options);
+    if (have_arguments) r = hlo::exec::Replay(*file, 0, options);
     std::vector<std::string> mismatches;
     bool compared = compare && r.outcome == hlo::exec::ReplayOutcome::kOk;
     if (compared)

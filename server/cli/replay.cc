@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exec/replay.h"
+#include "exec/sharded_args.h"
 #include "exec/strings.h"
 #include "hlo/literal_text.h"
 #include "hlo/parser.h"
@@ -132,7 +133,10 @@ absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto) {
 }  // namespace
 
 absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
-  auto decoded = hlo::proto::DecodeProto(bytes);
+  // Binary (or gzip'ed) protos, else XLA's text-format dumps (`.pbtxt`).
+  auto decoded = hlo::proto::IsGzip(bytes) || hlo::proto::LooksLikeBinaryProto(bytes)
+                     ? hlo::proto::DecodeProto(bytes)
+                     : hlo::proto::DecodeTextFormatProto(bytes);
   if (!decoded.ok()) return decoded.status();
   SnapshotContents out;
   using hlo::proto::ProtoKind;
@@ -157,6 +161,11 @@ absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
       if (label.rfind("partition ", 0) == 0) {
         const int p = std::atoi(label.c_str() + 10);
         out.partitions = std::max(out.partitions, p + 1);
+        if (p >= 0) {
+          if (out.partition_arguments.size() <= static_cast<size_t>(p))
+            out.partition_arguments.resize(p + 1);
+          out.partition_arguments[p].push_back(v);
+        }
         if (p != 0) continue;
       }
       out.arguments.push_back({Cat("arg", out.arguments.size()), v});
@@ -164,6 +173,16 @@ absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
       out.results = hlo::exec::FlattenResult(v);
     }
   }
+  return out;
+}
+
+absl::StatusOr<std::vector<hlo::exec::Value>> SnapshotArguments(
+    const SnapshotContents& snapshot, const hlo::ParsedFile& file, hlo::Id module) {
+  if (snapshot.partition_arguments.size() > 1)
+    return hlo::exec::AssembleShardedArguments(file, module,
+                                               snapshot.partition_arguments);
+  std::vector<hlo::exec::Value> out;
+  for (const auto& [name, v] : snapshot.arguments) out.push_back(v);
   return out;
 }
 
@@ -245,7 +264,9 @@ int RunReplay(int argc, char** argv) {
     snapshot = *std::move(s);
     return kExitOk;
   };
-  if (hlo::proto::LooksLikeBinaryProto(module_text) ||
+  const bool text_proto = f.module_path.size() > 6 &&
+      f.module_path.compare(f.module_path.size() - 6, 6, ".pbtxt") == 0;
+  if (text_proto || hlo::proto::LooksLikeBinaryProto(module_text) ||
       hlo::proto::IsGzip(module_text)) {
     if (int rc = load_snapshot(module_text, f.module_path); rc) return rc;
     if (snapshot->module_text.empty()) {
@@ -310,11 +331,19 @@ int RunReplay(int argc, char** argv) {
     options.arguments_given = true;
     arg_source = f.args;
   } else if (snapshot && snapshot->has_arguments && !f.force_fake) {
-    for (const auto& [name, v] : snapshot->arguments) options.arguments.push_back(v);
+    auto arguments = SnapshotArguments(*snapshot, *file, 0);
+    if (!arguments.ok()) {
+      std::fprintf(stderr, "hlo-lsp replay: %s: %s\n",
+                   (f.snapshot.empty() ? f.module_path : f.snapshot).c_str(),
+                   std::string(arguments.status().message()).c_str());
+      return kExitNo;
+    }
+    options.arguments = *std::move(arguments);
     options.arguments_given = true;
     arg_source = Cat("snapshot ", f.snapshot.empty() ? f.module_path : f.snapshot);
-    if (snapshot->partitions > 1)
-      arg_source += Cat(" (partition 0 of ", snapshot->partitions, ")");
+    if (snapshot->partition_arguments.size() > 1)
+      arg_source += Cat(", assembled from ", snapshot->partition_arguments.size(),
+                        " partitions");
   }
   const hlo::Id module = 0;
   hlo::exec::ReplayResult r = hlo::exec::Replay(*file, module, options);

@@ -5,9 +5,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "exec/npz.h"
+#include "hlo/syntax.h"
 
 namespace hlo_lsp::cli {
 
@@ -15,14 +17,21 @@ namespace hlo_lsp::cli {
 struct SnapshotContents {
   std::string module_text;        // printed HLO text; empty without a module
   bool has_arguments = false;        // a snapshot kind (even with none)
-  int partitions = 0;                // partitions with arguments (>1: only
-                                     // partition 0's are used)
-  hlo::exec::NamedArrays arguments;  // arg0, ...
+  int partitions = 0;                // partitions with arguments
+  hlo::exec::NamedArrays arguments;  // arg0, ... (partition 0's)
+  // Every partition's arguments when there are several (index: partition).
+  std::vector<std::vector<hlo::exec::Value>> partition_arguments;
   hlo::exec::NamedArrays results;    // out0, ... (empty when not recorded)
 };
 
 // Decodes proto bytes (gzip and chunked snapshots included).
 absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes);
+
+// The arguments to replay `module` with: partition 0's, or with several
+// partitions the whole arrays assembled from their shards by each
+// parameter's sharding (an unoptimized snapshot of a sharded jit).
+absl::StatusOr<std::vector<hlo::exec::Value>> SnapshotArguments(
+    const SnapshotContents& snapshot, const hlo::ParsedFile& file, hlo::Id module);
 
 // Entry point (declared in commands.h): int RunReplay(int argc, char** argv).
 

@@ -392,6 +392,59 @@ async function corpusTests() {
   check('corpus session: exit code 0', code === 0, code);
 }
 
+// Every real proto of ../shared/corpus/xla-tests/proto through the editor
+// path: hlo/protoToText, the code action, and hlo.convertToText on a copy
+// (the corpus itself is never written).
+async function corpusProtoTests() {
+  const os = require('os');
+  const protoDir = path.resolve(corpusDir, '../xla-tests/proto');
+  if (!fs.existsSync(protoDir)) { console.log(`SKIP corpus protos: ${protoDir} not found`); return; }
+  const protos = [];
+  const walk = d => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walk(p); else if (/\.(pb|pbtxt)(\.gz)?$/.test(e.name)) protos.push(p);
+  } };
+  walk(protoDir);
+  const copies = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-protos-'));
+  const s = await Session.start({ windowCaps: { showDocument: { support: true } }, onRequest: () => ({ success: true }) });
+  const exec = (command, arg) => s.req(P.ExecuteCommandRequest.type, { command, arguments: [arg] }, 60000);
+  const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  try {
+    for (const file of protos) {
+      const name = path.relative(protoDir, file);
+      const uri = pathToFileURL(file).href;
+      const text = await s.req(new P.RequestType('hlo/protoToText'), { uri }, 60000);
+      check(`corpus proto ${name}: hlo/protoToText`, text && typeof text.text === 'string' && text.text.length > 0, text);
+      const actions = await s.req(P.CodeActionRequest.type, { textDocument: { uri }, range, context: { diagnostics: [] } });
+      check(`corpus proto ${name}: convert action offered`, actions && actions.some(a => a.command.command === 'hlo.convertToText'), actions);
+      const copy = path.join(copies, name.replace(/[\/]/g, '_'));
+      fs.copyFileSync(file, copy);
+      const converted = await exec('hlo.convertToText', { uri: pathToFileURL(copy).href });
+      const written = converted && converted.uri ? require('url').fileURLToPath(converted.uri) : '';
+      check(`corpus proto ${name}: hlo.convertToText writes the text beside it`,
+            written && path.dirname(written) === copies && fs.readFileSync(written, 'utf8') === text.text, converted);
+      if (/^HloModule /m.test(text.text)) {
+        const doc = s.open(written);
+        const diags = await s.waitDiagnostics(doc.uri, () => true, 60000);
+        const errors = diags.diagnostics.filter(d => d.severity === 1);
+        check(`corpus proto ${name}: converted text has no errors`, errors.length === 0, errors.slice(0, 3));
+      }
+      if (/sharded_unoptimized_hlo_snapshot/.test(name)) {
+        // Its two partitions hold halves of x = 0..7; the module returns 2x.
+        const started = await exec('hlo.replay', { uri, platform: 'cpu' });
+        const result = started && started.id !== undefined &&
+          await s.req(new P.RequestType('hlo/replayResult'), { id: started.id }, 120000);
+        check(`corpus proto ${name}: replay with its sharded arguments`, result &&
+          /snapshot/.test(result.summary) && JSON.stringify(result).includes('0, 2, 4, 6, 8, 10, 12, 14'), result);
+      }
+    }
+  } finally {
+    const code = await s.stop();
+    check('corpus proto session: exit code 0', code === 0, code);
+    fs.rmSync(copies, { recursive: true, force: true });
+  }
+}
+
 // Workspace features over a temporary dump folder: workspace/symbol with
 // progress, module files, code lens, definition across dumps, commands.
 async function workspaceTests() {
@@ -546,7 +599,7 @@ async function workspaceFolderTests() {
 
 async function main() {
   if (!server || !fs.existsSync(server)) { console.error(`usage: lsp-e2e.js <hlo-lsp binary>`); process.exit(2); }
-  for (const t of [fixtureTests, encodingTests, workspaceTests, corpusTests, workspaceFolderTests]) {
+  for (const t of [fixtureTests, encodingTests, workspaceTests, corpusTests, corpusProtoTests, workspaceFolderTests]) {
     try { await t(); } catch (e) { check(`${t.name} ran to the end`, false, String(e && e.stack || e)); }
   }
   console.log(`${passed} passed, ${failed} failed`);
