@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 
@@ -13,6 +14,7 @@
 #include "exec/evaluator_internal.h"
 #include "exec/parallel.h"
 #include "exec/strings.h"
+#include "exec/vector_math.h"
 
 namespace hlo::exec {
 namespace {
@@ -135,6 +137,53 @@ void Map2(const Literal& a, const Literal& b, Literal& out, F f) {
   }
 }
 
+// Unary float ops with a vectorized f32 implementation (vector_math.h).
+std::optional<VecFn> VectorFn(Opcode op) {
+  switch (op) {
+    case O::kExponential:
+      return VecFn::kExp;
+    case O::kExponentialMinusOne:
+      return VecFn::kExpm1;
+    case O::kLog:
+      return VecFn::kLog;
+    case O::kLogPlusOne:
+      return VecFn::kLog1p;
+    case O::kTanh:
+      return VecFn::kTanh;
+    case O::kLogistic:
+      return VecFn::kLogistic;
+    case O::kSqrt:
+      return VecFn::kSqrt;
+    case O::kRsqrt:
+      return VecFn::kRsqrt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// out = fn(a) for a type computing in f32: f32 arrays in place of their
+// storage, narrower ones through f32 blocks on the stack (rounded once on
+// the way out, as Map1 does).
+template <typename T>
+void MapVector(VecFn fn, const Literal& a, Literal& out) {
+  const auto* x = a.data<typename T::S>();
+  auto* o = out.data<typename T::S>();
+  ForChunks(out.count(), [&](int64_t b, int64_t e) {
+    if constexpr (std::is_same_v<typename T::S, float>) {
+      VecMathF32(fn, x + b, o + b, e - b);
+    } else {
+      constexpr int64_t kBlock = 1024;
+      float in[kBlock], res[kBlock];
+      for (int64_t lo = b; lo < e; lo += kBlock) {
+        const int64_t m = std::min(kBlock, e - lo);
+        for (int64_t i = 0; i < m; ++i) in[i] = T::Load(x[lo + i]);
+        VecMathF32(fn, in, res, m);
+        for (int64_t i = 0; i < m; ++i) o[lo + i] = T::Store(res[i]);
+      }
+    }
+  });
+}
+
 absl::Status Unsupported(const Node& node, PrimitiveType type) {
   return absl::UnimplementedError(Cat(
       OpcodeName(node.op), " is not defined for ", PrimitiveTypeName(type)));
@@ -149,6 +198,12 @@ absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
     return absl::OkStatus();
   };
   if constexpr (k == Kind::kFloat) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (auto fn = VectorFn(node.op); fn && a.count() == out.count()) {
+        MapVector<T>(*fn, a, out);
+        return absl::OkStatus();
+      }
+    }
     switch (node.op) {
       case O::kAbs:
         return map([](C x) { return std::fabs(x); });
