@@ -313,6 +313,21 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       Id callee = node.Call(node.op == O::kCall ? "to_apply" : "calls");
       if (callee == kNone) callee = node.Call("calls");
       if (callee == kNone) return absl::InvalidArgumentError("no computation to call");
+      if (node.op == O::kFusion && !options_.collect_stats) {
+        // Per-instruction stats need every intermediate whole, so only
+        // without them may an elementwise fusion run block by block.
+        auto fused = GetPlan(callee);
+        if (!fused.ok()) return fused.status();
+        const int64_t steps = static_cast<int64_t>((*fused)->nodes.size());
+        if (options_.max_steps && result_.steps + steps > options_.max_steps)
+          return Run(callee, in, depth + 1);  // stops at the limit
+        auto blockwise = TryRunBlockwise(file_, **fused, in);
+        if (!blockwise.ok()) return blockwise.status();
+        if (*blockwise) {
+          result_.steps += steps;
+          return **std::move(blockwise);
+        }
+      }
       return Run(callee, in, depth + 1);
     }
     case O::kWhile: {

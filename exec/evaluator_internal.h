@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -99,6 +100,13 @@ using Operands = std::span<const Value>;
 // ops_elementwise.cc
 bool IsElementwise(Opcode op);
 absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in);
+
+// fused_elementwise.cc: a fused computation made of elementwise ops,
+// converts and scalars, run block by block through the whole computation;
+// nullopt when `plan` is not such a computation (or too small to gain).
+absl::StatusOr<std::optional<Value>> TryRunBlockwise(const ParsedFile& file,
+                                                     const Plan& plan,
+                                                     Operands args);
 // ops_shape.cc: broadcast, reshape, transpose, bitcast, copy, slice,
 // dynamic-slice, dynamic-update-slice, concatenate, pad, reverse, iota,
 // convert, bitcast-convert, reduce-precision, get-dimension-size.
