@@ -23,7 +23,11 @@ bool IsPassThrough(std::string_view t) {
       "Sharding", "MoveToHost", "MoveToDevice", "Pin", "Unpin",
       "annotate_device_placement", "ShardBarrierFrom", "ShardBarrierTo",
       "SPMDFullToShardShape", "SPMDShardToFullShape", "LayoutConstraint",
-      "AssumeGatherIndicesInBound", "xla_python_cpu_callback_annotation"};
+      "AssumeGatherIndicesInBound", "xla_python_cpu_callback_annotation",
+      // torch-neuronx: weights placed for a static DMA ring; the values
+      // pass unchanged (only the layout may differ, which arrays here
+      // do not carry).
+      "AwsNeuronTransferWithStaticRing"};
   return std::find(std::begin(kTargets), std::end(kTargets), t) != std::end(kTargets);
 }
 

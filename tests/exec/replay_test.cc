@@ -66,12 +66,25 @@ TEST(ReplayTest, UnsupportedOpRefusedBeforeRunning) {
   auto p = testing::ParseModule(R"(HloModule m
 ENTRY e {
   a = f32[2] parameter(0)
-  ROOT b = f32[2] custom-call(a), custom_call_target="AwsNeuronTransferWithStaticRing"
+  ROOT b = f32[2] custom-call(a), custom_call_target="VendorOpaqueKernel"
 })");
   ReplayResult r = Replay(*p.file, 0, {});
   EXPECT_EQ(r.outcome, ReplayOutcome::kRefused);
-  EXPECT_NE(r.error.find("AwsNeuronTransferWithStaticRing\" (line 4)"), std::string::npos)
+  EXPECT_NE(r.error.find("VendorOpaqueKernel\" (line 4)"), std::string::npos)
       << r.error;
+}
+
+TEST(ReplayTest, NeuronStaticRingTransferPassesValuesThrough) {
+  // torch-neuronx wraps weights in it, often with a layout change only.
+  auto p = testing::ParseModule(R"(HloModule m
+ENTRY e {
+  a = f32[2,3]{0,1} parameter(0)
+  ROOT b = f32[2,3]{1,0} custom-call(a), custom_call_target="AwsNeuronTransferWithStaticRing"
+})");
+  auto r = testing::RunHlo(p.text, {testing::Array(PrimitiveType::kF32, {2, 3},
+                                                   {1, 2, 3, 4, 5, 6})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(testing::Values(**r), (std::vector<double>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(ReplayTest, CrashInTheChildIsReportedAndWeLiveOn) {
