@@ -6,13 +6,17 @@
 // ones the instruction-by-instruction path calls, on block-sized arrays, so
 // the results are identical. Scalars (parameters, constants, broadcasts of
 // them) are computed once and passed as one-element operands, which the
-// elementwise ops broadcast.
+// elementwise ops broadcast. Computations of f32 arithmetic and the
+// vector_math functions take a leaner path on float pointers (no copies of
+// argument blocks, the root written straight into the result), with the
+// same operations in the same order, so again the same bits.
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
 #include "exec/evaluator_internal.h"
 #include "exec/parallel.h"
+#include "exec/vector_math.h"
 
 namespace hlo::exec {
 namespace {
@@ -34,7 +38,28 @@ struct Program {
   int64_t n = 0;  // elements of every whole-array value
   std::vector<Role> roles;
   std::vector<Value> scalars;
+  bool f32 = false;  // every whole-array value f32 and every op F32Op's
 };
+
+// The ops of the all-f32 path, which works on float pointers straight into
+// the arguments and the result (no block copies, no literals per block).
+std::optional<VecFn> F32Unary(Opcode op) {
+  switch (op) {
+    case O::kExponential: return VecFn::kExp;
+    case O::kExponentialMinusOne: return VecFn::kExpm1;
+    case O::kLog: return VecFn::kLog;
+    case O::kLogPlusOne: return VecFn::kLog1p;
+    case O::kTanh: return VecFn::kTanh;
+    case O::kLogistic: return VecFn::kLogistic;
+    case O::kSqrt: return VecFn::kSqrt;
+    case O::kRsqrt: return VecFn::kRsqrt;
+    default: return std::nullopt;
+  }
+}
+bool F32Binary(Opcode op) {
+  return op == O::kAdd || op == O::kSubtract || op == O::kMultiply ||
+         op == O::kDivide;
+}
 
 bool IsArray(const Literal& v) {
   return !v.is_tuple() && v.type() != PrimitiveType::kToken;
@@ -109,7 +134,77 @@ std::optional<Program> Compile(const Plan& plan, Operands args) {
   if (p.roles[plan.root] == Role::kScalar ||
       p.roles[plan.root] == Role::kParameter)
     return std::nullopt;
+  p.f32 = true;
+  for (size_t i = 0; i < plan.nodes.size() && p.f32; ++i) {
+    const Node& node = plan.nodes[i];
+    if (p.roles[i] == Role::kScalar) continue;
+    p.f32 = node.shape.type == PrimitiveType::kF32 &&
+            (p.roles[i] == Role::kParameter ||
+             (p.roles[i] == Role::kElementwise &&
+              ((node.operands.size() == 1 && F32Unary(node.op) &&
+                p.roles[node.operands[0]] != Role::kScalar) ||
+               (node.operands.size() == 2 && F32Binary(node.op)))));
+    for (int o : node.operands)
+      p.f32 &= p.roles[o] != Role::kScalar ||
+               p.scalars[o]->type() == PrimitiveType::kF32;
+  }
   return p;
+}
+
+// The all-f32 path over blocks [first, last): whole-array values are float
+// pointers (into an argument, a per-node block buffer, or the result).
+void RunBlocksF32(const Plan& plan, const Program& p, Operands args,
+                  int64_t first, int64_t last, Literal& out) {
+  const size_t count = plan.nodes.size();
+  std::vector<std::vector<float>> buffers(count);
+  std::vector<const float*> ptr(count, nullptr);
+  for (size_t i = 0; i < count; ++i) {
+    const Role role = p.roles[i];
+    if (role == Role::kScalar) {  // splatted once: read like an array
+      buffers[i].assign(kBlock, p.scalars[i]->data<float>()[0]);
+      ptr[i] = buffers[i].data();
+    } else if (role == Role::kElementwise && static_cast<int>(i) != plan.root) {
+      buffers[i].resize(kBlock);
+    }
+  }
+  float* result = out.data<float>();
+  for (int64_t b = first; b < last; ++b) {
+    const int64_t lo = b * kBlock;
+    const int64_t m = std::min(kBlock, p.n - lo);
+    for (size_t i = 0; i < count; ++i) {
+      const Node& node = plan.nodes[i];
+      const Role role = p.roles[i];
+      if (role == Role::kScalar) continue;
+      if (role == Role::kParameter) {
+        ptr[i] = args[node.attrs.parameter_number.value_or(0)]->data<float>() + lo;
+        continue;
+      }
+      float* __restrict o = static_cast<int>(i) == plan.root
+                                ? result + lo
+                                : buffers[i].data();
+      if (node.operands.size() == 1) {
+        VecMathF32(*F32Unary(node.op), ptr[node.operands[0]], o, m);
+      } else {
+        const float* __restrict x = ptr[node.operands[0]];
+        const float* __restrict y = ptr[node.operands[1]];
+        switch (node.op) {
+          case O::kAdd:
+            for (int64_t k = 0; k < m; ++k) o[k] = x[k] + y[k];
+            break;
+          case O::kSubtract:
+            for (int64_t k = 0; k < m; ++k) o[k] = x[k] - y[k];
+            break;
+          case O::kMultiply:
+            for (int64_t k = 0; k < m; ++k) o[k] = x[k] * y[k];
+            break;
+          default:  // kDivide
+            for (int64_t k = 0; k < m; ++k) o[k] = x[k] / y[k];
+            break;
+        }
+      }
+      ptr[i] = o;
+    }
+  }
 }
 
 // Runs blocks [first, last) of `plan` into `out`.
@@ -186,12 +281,17 @@ absl::StatusOr<std::optional<Value>> TryRunBlockwise(const ParsedFile& file,
   const int threads =
       static_cast<int>(std::min<int64_t>(ExecThreads(), blocks / 2));
   std::vector<absl::Status> status(std::max(threads, 1));
+  auto run = [&](int64_t first, int64_t last) -> absl::Status {
+    if (!p->f32) return RunBlocks(file, plan, *p, args, first, last, *out);
+    RunBlocksF32(plan, *p, args, first, last, *out);
+    return absl::OkStatus();
+  };
   if (threads <= 1) {
-    status[0] = RunBlocks(file, plan, *p, args, 0, blocks, *out);
+    status[0] = run(0, blocks);
   } else {
     ParallelFor(threads, [&](int t) {
       const Range r = SplitRange(blocks, threads, 1, t);
-      status[t] = RunBlocks(file, plan, *p, args, r.begin, r.end, *out);
+      status[t] = run(r.begin, r.end);
     });
   }
   for (const absl::Status& s : status)

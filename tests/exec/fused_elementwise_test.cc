@@ -94,6 +94,37 @@ TEST(FusedElementwise, SameBitsAsInstructionByInstruction) {
   }
 }
 
+TEST(FusedElementwise, AllF32ChainSameBits) {
+  // The float-pointer path: arithmetic with a scalar constant and a scalar
+  // parameter, and vector_math functions, root written in place.
+  const std::string text =
+      "HloModule m\n\n"
+      "fused {\n"
+      "  x = f32[N] parameter(0)\n  y = f32[N] parameter(1)\n"
+      "  z = f32[N] parameter(2)\n  s = f32[] parameter(3)\n"
+      "  m = f32[N] multiply(x, y)\n  a = f32[N] add(m, z)\n"
+      "  e = f32[N] exponential(a)\n  c = f32[] constant(0.75)\n"
+      "  cb = f32[N] broadcast(c), dimensions={}\n"
+      "  d = f32[N] divide(e, cb)\n  t = f32[N] tanh(d)\n"
+      "  u = f32[N] subtract(t, s)\n  l = f32[N] log-plus-one(u)\n"
+      "  ROOT r = f32[N] multiply(l, x)\n}\n\n"
+      "ENTRY e {\n  p0 = f32[N] parameter(0)\n  p1 = f32[N] parameter(1)\n"
+      "  p2 = f32[N] parameter(2)\n  p3 = f32[] parameter(3)\n"
+      "  ROOT f = f32[N] fusion(p0, p1, p2, p3), kind=kLoop, calls=fused\n}\n";
+  for (int64_t n : {16384 * 4, 16384 * 5 + 3, 250007}) {
+    SCOPED_TRACE(n);
+    const std::vector<Value> args = {
+        Ramp(PrimitiveType::kF32, n, 3), Ramp(PrimitiveType::kF32, n, 2),
+        Ramp(PrimitiveType::kF32, n, 1),
+        std::make_shared<const Literal>(
+            Literal::ScalarFromDouble(PrimitiveType::kF32, 0.5))};
+    auto [plain, blockwise] =
+        RunBoth(Replace(text, "[N]", "[" + std::to_string(n) + "]"), args);
+    ASSERT_TRUE(plain && blockwise);
+    ExpectSameBits(*plain, *blockwise);
+  }
+}
+
 TEST(FusedElementwise, MultiDimensionalAndIntegerOps) {
   const std::string text =
       "HloModule m\n\n"
