@@ -6,7 +6,6 @@
 // CPU evaluator's op functions, counting the transfers and reporting them
 // as notes. Compare mode runs the CPU ops in lockstep on the CPU's own
 // values and records the first instruction whose values differ.
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "exec/evaluator_internal.h"
 #include "exec/fake_data.h"
 #include "exec/gpu/bench.h"
+#include "exec/gpu/cublas.h"
 #include "exec/gpu/kernels.h"
 #include "exec/gpu/placement.h"
 #include "exec/platform.h"
@@ -41,10 +41,11 @@ absl::Status CudaStatus(int err, std::string_view what) {
   return absl::InternalError(message);
 }
 
-absl::Status CublasStatus(cublasStatus_t s, std::string_view what) {
+absl::Status CublasStatus(const CublasApi& api, cublasStatus_t s,
+                          std::string_view what) {
   if (s == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
   return absl::InternalError(
-      Cat("cuBLAS error in ", what, ": ", cublasGetStatusName(s)));
+      Cat("cuBLAS error in ", what, ": ", api.status_name(s)));
 }
 
 #define RETURN_IF_ERROR(expr)  \
@@ -124,7 +125,7 @@ class Runner {
              &rendezvous_),
         comparing_(options.compare_with_cpu) {}
   ~Runner() {
-    if (cublas_) cublasDestroy(cublas_);
+    if (cublas_) cublas_api_->destroy(cublas_);
   }
 
   GV FromHost(const Value& v) {
@@ -256,6 +257,7 @@ class Runner {
   BackendOptions options_;
   Rendezvous rendezvous_;
   Evaluator cpu_;  // plans, and the ops without a device kernel
+  const CublasApi* cublas_api_ = nullptr;  // loaded with the first dot
   cublasHandle_t cublas_ = nullptr;
   std::shared_ptr<DeviceBuffer> stats_buf_;  // LaunchStats' partial results
   std::map<Id, std::string> reasons_;
@@ -955,10 +957,16 @@ absl::StatusOr<GV> Runner::Dot(const Node& node, const std::vector<GV>& in) {
     return out;
   }
   if (!cublas_) {
-    RETURN_IF_ERROR(CublasStatus(cublasCreate(&cublas_), "cublasCreate"));
+    absl::StatusOr<const CublasApi*> api = Cublas();
+    if (!api.ok()) return api.status();
+    cublas_api_ = *api;
+    RETURN_IF_ERROR(CublasStatus(*cublas_api_, cublas_api_->create(&cublas_),
+                                 "cublasCreate"));
     RETURN_IF_ERROR(CublasStatus(
-        cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode"));
+        *cublas_api_, cublas_api_->set_math_mode(cublas_, CUBLAS_DEFAULT_MATH),
+        "cublasSetMathMode"));
   }
+  const CublasApi& blas = *cublas_api_;
   // Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T = B^T A^T: cuBLAS
   // sees B as an n x k matrix (ld n) and A as k x m (ld k).
   const void* A = (*a)->dev->data();
@@ -969,13 +977,13 @@ absl::StatusOr<GV> Runner::Dot(const Node& node, const std::vector<GV>& in) {
   cublasStatus_t st;
   if (at == PrimitiveType::kF32 && ct == PrimitiveType::kF32) {
     const float alpha = 1, beta = 0;
-    st = cublasSgemmStridedBatched(
+    st = blas.sgemm_strided_batched(
         cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_, im, ik, &alpha,
         static_cast<const float*>(B), in_, k * n, static_cast<const float*>(A),
         ik, m * k, &beta, static_cast<float*>(c), in_, m * n, ib);
   } else if (at == PrimitiveType::kF64 && ct == PrimitiveType::kF64) {
     const double alpha = 1, beta = 0;
-    st = cublasDgemmStridedBatched(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_, im,
+    st = blas.dgemm_strided_batched(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_, im,
                                    ik, &alpha, static_cast<const double*>(B),
                                    in_, k * n, static_cast<const double*>(A),
                                    ik, m * k, &beta, static_cast<double*>(c),
@@ -985,12 +993,12 @@ absl::StatusOr<GV> Runner::Dot(const Node& node, const std::vector<GV>& in) {
         at == PrimitiveType::kBF16 ? CUDA_R_16BF : CUDA_R_16F;
     const cudaDataType_t cc = ct == PrimitiveType::kF32 ? CUDA_R_32F : ab;
     const float alpha = 1, beta = 0;
-    st = cublasGemmStridedBatchedEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_, im,
+    st = blas.gemm_strided_batched_ex(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_, im,
                                     ik, &alpha, B, ab, in_, k * n, A, ab, ik,
                                     m * k, &beta, c, cc, in_, m * n, ib,
                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
-  RETURN_IF_ERROR(CublasStatus(st, "gemm"));
+  RETURN_IF_ERROR(CublasStatus(blas, st, "gemm"));
   return out;
 }
 
@@ -1475,8 +1483,11 @@ absl::StatusOr<DotBench> BenchDot(int64_t m, int64_t n, int64_t k,
     cudaEventRecord(ev.stop, 0);
     out.ours_ms = ev.Elapsed() / iterations;
   }
+  absl::StatusOr<const CublasApi*> api = Cublas();
+  if (!api.ok()) return api.status();
+  const CublasApi& blas = **api;
   cublasHandle_t handle;
-  RETURN_IF_ERROR(CublasStatus(cublasCreate(&handle), "cublasCreate"));
+  RETURN_IF_ERROR(CublasStatus(blas, blas.create(&handle), "cublasCreate"));
   auto c = runner.NewArray(LiteralShape::Array(PrimitiveType::kF32, {m, n}));
   if (!c.ok()) return c.status();
   const float alpha = 1, beta = 0;
@@ -1487,15 +1498,15 @@ absl::StatusOr<DotBench> BenchDot(int64_t m, int64_t n, int64_t k,
   for (int pass = 0; pass < 2; ++pass) {
     cudaEventRecord(ev.start, 0);
     for (int i = 0; i < iterations && st == CUBLAS_STATUS_SUCCESS; ++i)
-      st = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
+      st = blas.sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
                        static_cast<int>(m), static_cast<int>(k), &alpha, B,
                        static_cast<int>(n), A, static_cast<int>(k), &beta, C,
                        static_cast<int>(n));
     cudaEventRecord(ev.stop, 0);
     out.cublas_ms = ev.Elapsed() / iterations;
   }
-  cublasDestroy(handle);
-  RETURN_IF_ERROR(CublasStatus(st, "cublasSgemm"));
+  blas.destroy(handle);
+  RETURN_IF_ERROR(CublasStatus(blas, st, "cublasSgemm"));
   RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "the benchmark"));
   return out;
 }
