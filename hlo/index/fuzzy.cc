@@ -57,10 +57,18 @@ FuzzyMatcher::FuzzyMatcher(std::string_view pattern)
 
 std::optional<double> FuzzyMatcher::Match(std::string_view word,
                                           double floor) const {
+  if (lower_.empty()) return 0.0;
+  if (word.size() < lower_.size()) return std::nullopt;
+  return MatchWithMask(word, CharMask(word), floor);
+}
+
+std::optional<double> FuzzyMatcher::MatchWithMask(std::string_view word,
+                                                  uint64_t word_char_mask,
+                                                  double floor) const {
   const size_t n = lower_.size();
   if (n == 0) return 0.0;
+  if ((word_char_mask & char_mask_) != char_mask_) return std::nullopt;
   if (word.size() < n) return std::nullopt;
-  if ((CharMask(word) & char_mask_) != char_mask_) return std::nullopt;
   // Subsequence check (greedy) before the scoring DP.
   {
     size_t i = 0;

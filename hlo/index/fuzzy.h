@@ -22,10 +22,16 @@ class FuzzyMatcher {
   // score is sure to be below `floor` (skips the scoring of hopeless words).
   std::optional<double> Match(std::string_view word,
                               double floor = -1e300) const;
+  // The same, for a caller that keeps CharMask(word) at hand (the index's
+  // name table): the mask test is then the whole cost of most misses.
+  std::optional<double> MatchWithMask(std::string_view word,
+                                      uint64_t word_char_mask,
+                                      double floor = -1e300) const;
 
   // Every score is below this plus 10 * tier (tier 0..3).
   static constexpr double kMaxTierScore = 1.0;
   uint16_t mask16() const { return mask16_; }
+  uint64_t char_mask() const { return char_mask_; }
 
   const std::string& pattern() const { return pattern_; }
 

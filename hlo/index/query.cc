@@ -159,6 +159,25 @@ std::optional<double> SymbolQuery::NameScore(std::string_view name,
   return score;
 }
 
+std::optional<double> SymbolQuery::NameScoreWithCharMask(
+    std::string_view name, uint64_t char_mask) const {
+  for (const FuzzyMatcher& word : words_) {
+    if ((char_mask & word.char_mask()) != word.char_mask()) return std::nullopt;
+  }
+  double score = 0;
+  for (const FuzzyMatcher& word : words_) {
+    std::optional<double> s = word.MatchWithMask(name, char_mask);
+    if (!s) return std::nullopt;
+    score += *s;
+  }
+  if (regex_) {
+    re2::StringPiece piece(name.data(), name.size());
+    if (!RE2::PartialMatch(piece, *regex_)) return std::nullopt;
+    if (RE2::FullMatch(piece, *regex_)) score += 1;
+  }
+  return score;
+}
+
 bool SymbolQuery::PassesOpcode(std::string_view opcode) const {
   return NameMatches(opcodes_, opcode);
 }

@@ -44,6 +44,17 @@ class SymbolQuery {
   // (WorkspaceIndex's name table): the name part (words and regex) ...
   std::optional<double> NameScore(std::string_view name, uint16_t name_mask,
                                   double floor = -1e300) const;
+  // The same with the name's full CharMask (fuzzy.h) instead of its 16-bit
+  // fold: a sharper prefilter for callers that keep one per name.
+  std::optional<double> NameScoreWithCharMask(std::string_view name,
+                                              uint64_t char_mask) const;
+  // Letters and digits every matching name contains (CharMask bits): a name
+  // whose CharMask lacks one cannot match.
+  uint64_t required_char_mask() const {
+    uint64_t mask = 0;
+    for (const FuzzyMatcher& word : words_) mask |= word.char_mask();
+    return mask;
+  }
   // ... and the per-symbol filters (kind, op, module), with per-file work
   // done once by Prepare.
   // The filters one at a time, for callers that keep strings interned.

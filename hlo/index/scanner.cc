@@ -4,12 +4,39 @@
 #include <cctype>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "xxhash.h"
 
 namespace hlo::index {
+
+// A metadata symbol of a chunk, for the per-file deduplication done when
+// the chunk is emitted into a file (type 1: op_name, by its text; type 2:
+// source location, by `key`).
+struct ChunkMeta {
+  uint8_t type = 0;
+  uint64_t key = 0;
+};
+
+// The scan of a chunk of lines from a clean state: its symbols numbered
+// from line 1, strings in its own pool, and the state at its end.
+struct ScannedChunk {
+  std::vector<Symbol> symbols;
+  std::vector<PoolRef> strings;
+  std::string pool;
+  std::vector<ChunkMeta> meta;  // per symbol
+  int header_depth = 0;
+  bool in_block_comment = false;
+  bool in_header_string = false;
+  bool previous_ended_with_equals = false;
+
+  std::string_view Text(PoolRef ref) const {
+    return std::string_view(pool).substr(ref.offset, ref.size);
+  }
+};
+
 namespace {
 
 inline bool IsNameChar(char c) {
@@ -35,24 +62,80 @@ struct ViewHash {
 
 class Scanner {
  public:
-  Scanner(std::string_view text, const ScanOptions& options)
-      : text_(text), options_(options) {}
+  // `chunk`: scan one chunk of lines (the text ends where it does), keep
+  // per-chunk metadata keys, and note lookahead that reached the end.
+  Scanner(std::string_view text, const ScanOptions& options, bool chunk = false)
+      : text_(text), options_(options), chunk_(chunk) {}
 
-  FileSymbols Run() {
+  void Reserve() {
     // Dumps run at about one symbol per 150 bytes; names average ~20 bytes.
     out_.symbols.reserve(text_.size() / 150 + 16);
     out_.pool.reserve(text_.size() / 8 + 64);
-    size_t pos = 0;
-    uint32_t line_number = 0;
-    while (pos < text_.size()) {
+  }
+
+  // Scans the lines in [pos, stop); `line_number` is that of the line
+  // before `pos`.
+  void ScanRange(size_t pos, size_t stop, uint32_t line_number) {
+    while (pos < stop) {
       const char* nl = static_cast<const char*>(
-          std::memchr(text_.data() + pos, '\n', text_.size() - pos));
-      size_t end = nl ? static_cast<size_t>(nl - text_.data()) : text_.size();
+          std::memchr(text_.data() + pos, '\n', stop - pos));
+      size_t end = nl ? static_cast<size_t>(nl - text_.data()) : stop;
       ++line_number;
       ScanLine(pos, end, line_number);
       pos = end + 1;
     }
-    return std::move(out_).Finish();
+  }
+
+  FileSymbols Finish() { return std::move(out_).Finish(); }
+
+  // No value, comment or header open: where a cached chunk may start.
+  bool Clean() const {
+    return header_depth_ == 0 && !in_block_comment_ && !in_header_string_ &&
+           !previous_ended_with_equals_;
+  }
+  // A chunk's lookahead (a signature, a continued instruction) reached the
+  // end of the chunk: its scan may differ from the file's.
+  bool hit_end() const { return hit_end_; }
+
+  std::shared_ptr<ScannedChunk> TakeChunk() {
+    auto c = std::make_shared<ScannedChunk>();
+    c->symbols = std::move(out_.symbols);
+    c->strings = std::move(out_.strings);
+    c->pool = std::move(out_.pool);
+    c->meta = std::move(meta_);
+    c->header_depth = header_depth_;
+    c->in_block_comment = in_block_comment_;
+    c->in_header_string = in_header_string_;
+    c->previous_ended_with_equals = previous_ended_with_equals_;
+    return c;
+  }
+
+  // Appends a chunk scanned elsewhere as if its lines had been scanned here
+  // (the chunk started from a clean state, as this scanner is now).
+  void Emit(std::shared_ptr<const ScannedChunk> chunk, uint32_t line_base) {
+    const ScannedChunk& c = *chunk;
+    for (size_t i = 0; i < c.symbols.size(); ++i) {
+      const Symbol& cs = c.symbols[i];
+      std::string_view name = c.Text(cs.name);
+      if (c.meta[i].type == 1 && !seen_op_names_.insert(name).second) continue;
+      if (c.meta[i].type == 2 && !seen_locations_.insert(c.meta[i].key).second)
+        continue;
+      Symbol s = cs;
+      s.name = AddToPool(name);
+      s.line = cs.line + line_base;
+      if (cs.shape != kNoRef) s.shape = Intern(c.Text(c.strings[cs.shape]));
+      if (cs.opcode != kNoRef) s.opcode = Intern(c.Text(c.strings[cs.opcode]));
+      if (s.kind == SymbolKind::kModule) {
+        module_ = static_cast<uint32_t>(out_.symbols.size());
+      }
+      s.module = module_;
+      out_.symbols.push_back(s);
+    }
+    header_depth_ = c.header_depth;
+    in_block_comment_ = c.in_block_comment;
+    in_header_string_ = c.in_header_string;
+    previous_ended_with_equals_ = c.previous_ended_with_equals;
+    held_.push_back(std::move(chunk));  // the sets above point into it
   }
 
  private:
@@ -139,21 +222,29 @@ class Scanner {
       if (text_[pos] == '(') ++depth;
       if (text_[pos] == ')' && --depth == 0) break;
     }
-    if (pos >= limit) return false;
+    if (pos >= limit) {
+      if (limit == text_.size()) hit_end_ = true;
+      return false;
+    }
     // Then `->` (possibly on the next line) and a '{' that ends a line.
     ++pos;
     while (pos < text_.size() && (text_[pos] == ' ' || text_[pos] == '\t' ||
                                   text_[pos] == '\r' || text_[pos] == '\n'))
       ++pos;
+    if (text_.size() - pos < 2) hit_end_ = true;
     if (!StartsWith(text_, pos, "->")) return false;
     for (int lines = 0; lines < 4 && pos < text_.size(); ++lines) {
       size_t line_end = text_.find('\n', pos);
-      if (line_end == std::string_view::npos) line_end = text_.size();
+      if (line_end == std::string_view::npos) {
+        line_end = text_.size();
+        hit_end_ = true;
+      }
       std::string_view rest = text_.substr(pos, line_end - pos);
       if (rest.find(" = ") != std::string_view::npos) return false;
       if (EndsWithBrace(pos, line_end)) return true;
       pos = line_end + 1;
     }
+    if (pos >= text_.size()) hit_end_ = true;
     return false;
   }
 
@@ -165,9 +256,13 @@ class Scanner {
     for (int hops = 0; *pos >= *end && hops < 4; ++hops) {
       size_t next = *end;
       while (next < text_.size() && text_[next] != '\n') ++next;
-      if (next >= text_.size()) return;
+      if (next >= text_.size()) {
+        hit_end_ = true;
+        return;
+      }
       size_t next_end = next + 1;
       while (next_end < text_.size() && text_[next_end] != '\n') ++next_end;
+      if (next_end >= text_.size()) hit_end_ = true;
       size_t content_end = next_end;
       if (content_end > next + 1 && text_[content_end - 1] == '\r') {
         --content_end;
@@ -221,6 +316,7 @@ class Scanner {
     if (HasNonAscii(line_start, name_begin)) s.flags |= kFlagNonAsciiPrefix;
     s.module = module_;
     out_.symbols.push_back(s);
+    if (chunk_) meta_.push_back(ChunkMeta{});
     return out_.symbols.back();
   }
 
@@ -315,9 +411,15 @@ class Scanner {
              (text_[next] == ' ' || text_[next] == '\t' ||
               text_[next] == '\r' || text_[next] == '\n'))
         ++next;
-      if (next >= text_.size()) return;
+      if (next >= text_.size()) {
+        hit_end_ = true;
+        return;
+      }
       size_t next_end = text_.find('\n', next);
-      if (next_end == std::string_view::npos) next_end = text_.size();
+      if (next_end == std::string_view::npos) {
+        next_end = text_.size();
+        hit_end_ = true;
+      }
       bool header = text_[next] == '{'   ? EndsWithBrace(next, next_end)
                     : text_[next] == '(' ? SignatureOpensBody(next)
                                          : false;
@@ -356,9 +458,11 @@ class Scanner {
           break;
         }
       }
+      if (pos >= text_.size()) hit_end_ = true;
       if (pos > end) {
         end = pos;
         while (end < text_.size() && text_[end] != '\n') ++end;
+        if (end >= text_.size()) hit_end_ = true;
         if (end > pos && text_[end - 1] == '\r') --end;
       }
     } else {
@@ -465,6 +569,7 @@ class Scanner {
       std::string_view text = text_.substr(op_name, op_name_end - op_name);
       if (seen_op_names_.insert(text).second) {
         Add(SymbolKind::kMetadata, op_name, op_name_end, line, line_start);
+        if (chunk_) meta_.back().type = 1;
       }
     }
     if (file_end > file) {
@@ -488,12 +593,17 @@ class Scanner {
         if (HasNonAscii(line_start, file)) s.flags |= kFlagNonAsciiPrefix;
         s.module = module_;
         out_.symbols.push_back(s);
+        if (chunk_) meta_.push_back(ChunkMeta{2, key});
       }
     }
   }
 
   std::string_view text_;
   ScanOptions options_;
+  bool chunk_ = false;
+  mutable bool hit_end_ = false;  // set by const lookahead helpers
+  std::vector<ChunkMeta> meta_;  // chunk mode: per symbol
+  std::vector<std::shared_ptr<const ScannedChunk>> held_;  // emitted chunks
   FileSymbolsBuilder out_;
   uint32_t module_ = kNoRef;
   bool in_block_comment_ = false;
@@ -531,8 +641,99 @@ bool SymbolKindFromName(std::string_view name, SymbolKind* kind) {
   return false;
 }
 
-FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options) {
-  return Scanner(text, options).Run();
+namespace {
+
+// Chunks end after a blank line or a line whose cheap hash has its top
+// bits clear (about 1 in 32), once they hold a few lines, or past a size:
+// cut points that depend on content only, so that an edit moves no others.
+constexpr uint32_t kChunkMinLines = 8;
+constexpr size_t kChunkMaxBytes = 64 << 10;
+
+inline bool CutAfterLine(const char* p, size_t len) {
+  if (len == 0 || (len == 1 && p[0] == '\r')) return true;
+  uint64_t a = 0, b = 0;
+  if (len >= 16) {
+    std::memcpy(&a, p + len - 8, 8);
+    std::memcpy(&b, p + len / 2, 8);
+  } else {
+    std::memcpy(&a, p, std::min<size_t>(len, 8));
+  }
+  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ len) * 0xFF51AFD7ED558CCDull;
+  return (h >> 59) == 0;
+}
+
+FileSymbols ScanWithCache(std::string_view text, const ScanOptions& options,
+                          ChunkCache* cache) {
+  Scanner file(text, options);
+  file.Reserve();
+  size_t pos = 0;
+  uint32_t line = 0;
+  while (pos < text.size()) {
+    size_t begin = pos;
+    uint32_t lines = 0;
+    while (pos < text.size()) {
+      const char* nl = static_cast<const char*>(
+          std::memchr(text.data() + pos, '\n', text.size() - pos));
+      size_t end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
+      ++lines;
+      bool cut = lines >= kChunkMinLines &&
+                 CutAfterLine(text.data() + pos, end - pos);
+      pos = nl ? end + 1 : text.size();
+      if (cut || pos - begin >= kChunkMaxBytes) break;
+    }
+    if (file.Clean()) {
+      std::string_view bytes = text.substr(begin, pos - begin);
+      XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(),
+                                              options.metadata ? 1 : 0);
+      std::pair<uint64_t, uint64_t> key{h.low64, h.high64};
+      std::shared_ptr<const ScannedChunk> chunk = cache->Find(key);
+      if (chunk == nullptr) {
+        Scanner scan(text.substr(0, pos), options, /*chunk=*/true);
+        scan.ScanRange(begin, pos, 0);
+        if (!scan.hit_end()) {
+          chunk = scan.TakeChunk();
+          cache->Insert(key, chunk);
+        }
+      }
+      if (chunk != nullptr) {
+        file.Emit(std::move(chunk), line);
+        line += lines;
+        continue;
+      }
+    }
+    file.ScanRange(begin, pos, line);
+    line += lines;
+  }
+  return file.Finish();
+}
+
+}  // namespace
+
+ChunkCache::ChunkCache() = default;
+ChunkCache::~ChunkCache() = default;
+
+std::shared_ptr<const ScannedChunk> ChunkCache::Find(
+    std::pair<uint64_t, uint64_t> key) {
+  Shard& shard = shards_[key.first % kShards];
+  std::lock_guard<std::mutex> lock(shard.mutex);
+  auto it = shard.chunks.find(key);
+  return it == shard.chunks.end() ? nullptr : it->second;
+}
+
+void ChunkCache::Insert(std::pair<uint64_t, uint64_t> key,
+                        std::shared_ptr<const ScannedChunk> chunk) {
+  Shard& shard = shards_[key.first % kShards];
+  std::lock_guard<std::mutex> lock(shard.mutex);
+  shard.chunks.try_emplace(key, std::move(chunk));
+}
+
+FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options,
+                        ChunkCache* cache) {
+  if (cache != nullptr) return ScanWithCache(text, options, cache);
+  Scanner scanner(text, options);
+  scanner.Reserve();
+  scanner.ScanRange(0, text.size(), 0);
+  return scanner.Finish();
 }
 
 }  // namespace hlo::index

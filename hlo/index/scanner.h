@@ -6,8 +6,13 @@
 #ifndef HLO_LSP_HLO_INDEX_SCANNER_H_
 #define HLO_LSP_HLO_INDEX_SCANNER_H_
 
+#include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string_view>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "hlo/index/symbols.h"
 
 namespace hlo::index {
@@ -19,7 +24,36 @@ struct ScanOptions {
   bool metadata = true;
 };
 
-FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options = {});
+struct ScannedChunk;
+
+// Scans of text chunks, shared by the files of one indexing batch: the
+// files of a dump folder repeat the same text (a module's pass dumps differ
+// by a few lines), so a file is cut into content-defined chunks of lines
+// and a chunk seen before (same bytes, scanned from the same clean state) is
+// not scanned again. Thread-safe.
+class ChunkCache {
+ public:
+  ChunkCache();
+  ~ChunkCache();
+  std::shared_ptr<const ScannedChunk> Find(std::pair<uint64_t, uint64_t> key);
+  void Insert(std::pair<uint64_t, uint64_t> key,
+              std::shared_ptr<const ScannedChunk> chunk);
+
+ private:
+  static constexpr int kShards = 16;
+  struct Shard {
+    std::mutex mutex;
+    absl::flat_hash_map<std::pair<uint64_t, uint64_t>,
+                        std::shared_ptr<const ScannedChunk>>
+        chunks;
+  };
+  Shard shards_[kShards];
+};
+
+// With a cache, the result is the same as without (symbols, positions,
+// strings), only faster on repeated text.
+FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options = {},
+                        ChunkCache* cache = nullptr);
 
 }  // namespace hlo::index
 

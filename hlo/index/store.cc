@@ -48,7 +48,17 @@ class CanonicalWriter {
 
 }  // namespace
 
-StringTable::StringTable() : offsets_{0}, set_(0, Hash{this}, Eq{this}) {}
+StringTable::StringTable() : offsets_{0}, set_(0, Hash{this}, Eq{this}) {
+  Refresh();
+}
+
+void StringTable::Own() {
+  if (!backing_) return;
+  arena_.assign(arena_view_.data(), arena_view_.size());
+  offsets_.assign(offsets_view_.begin(), offsets_view_.end());
+  backing_.reset();
+  Refresh();
+}
 
 size_t StringTable::Hash::operator()(uint32_t id) const {
   return (*this)(table->Get(id));
@@ -68,24 +78,40 @@ uint32_t StringTable::Intern(std::string_view s) {
   if (!set_complete_) BuildSet();
   auto it = set_.find(s);
   if (it != set_.end()) return *it;
+  Own();
   uint32_t id = size();
   arena_.append(s);
   offsets_.push_back(static_cast<uint32_t>(arena_.size()));
+  Refresh();
   set_.insert(id);
   return id;
 }
 
 void StringTable::Assign(std::string_view arena,
-                         std::span<const uint32_t> offsets) {
-  arena_.assign(arena.data(), arena.size());
-  offsets_.assign(offsets.begin(), offsets.end());
+                         std::span<const uint32_t> offsets,
+                         std::shared_ptr<const void> backing) {
   set_.clear();
+  if (backing) {
+    arena_.clear();
+    offsets_.clear();
+    arena_view_ = arena;
+    offsets_view_ = offsets;
+    backing_ = std::move(backing);
+  } else {
+    arena_.assign(arena.data(), arena.size());
+    offsets_.assign(offsets.begin(), offsets.end());
+    backing_.reset();
+    Refresh();
+  }
   set_complete_ = size() == 0;
 }
 
 size_t StringTable::MemoryUsage() const {
-  return arena_.capacity() + offsets_.capacity() * sizeof(uint32_t) +
-         set_.capacity() * (sizeof(uint32_t) + 1);
+  // Borrowed bytes count too: they are resident (a mapped cache file).
+  size_t bytes = backing_ ? arena_view_.size() + offsets_view_.size_bytes()
+                          : arena_.capacity() +
+                                offsets_.capacity() * sizeof(uint32_t);
+  return bytes + set_.capacity() * (sizeof(uint32_t) + 1);
 }
 
 std::vector<PreparedBlock> PrepareBlocks(const FileSymbols& file) {
@@ -151,13 +177,23 @@ void SymbolStore::BuildBlockMap() {
   block_map_complete_ = true;
 }
 
+void SymbolStore::Own() {
+  if (!backing_) return;
+  records_.assign(records_view_.begin(), records_view_.end());
+  block_begin_.assign(block_begin_view_.begin(), block_begin_view_.end());
+  backing_.reset();
+  Refresh();
+}
+
 uint32_t SymbolStore::AddBlock(std::span<const Record> records) {
   if (!block_map_complete_) BuildBlockMap();
   auto [it, inserted] = block_ids_.try_emplace(HashOf(records), 0);
   if (inserted) {
+    Own();
     it->second = block_count();
     records_.insert(records_.end(), records.begin(), records.end());
     block_begin_.push_back(static_cast<uint32_t>(records_.size()));
+    Refresh();
   }
   return it->second;
 }
@@ -166,6 +202,7 @@ void SymbolStore::Merge(const FileSymbols& file,
                         std::span<const PreparedBlock> blocks,
                         std::vector<BlockUse>* uses, ModuleRanges* modules) {
   if (!block_map_complete_) BuildBlockMap();
+  Own();
   for (const PreparedBlock& pb : blocks) {
     uint32_t base = file.symbols[pb.first].line;
     auto [it, inserted] =
@@ -186,6 +223,7 @@ void SymbolStore::Merge(const FileSymbols& file,
         records_.push_back(r);
       }
       block_begin_.push_back(static_cast<uint32_t>(records_.size()));
+      Refresh();
     }
     uses->push_back(BlockUse{it->second, base, pb.first});
   }
@@ -201,19 +239,32 @@ void SymbolStore::Assign(std::string_view name_arena,
                          std::string_view other_arena,
                          std::span<const uint32_t> other_offsets,
                          std::span<const uint32_t> block_begin,
-                         std::span<const Record> records) {
-  names_.Assign(name_arena, name_offsets);
-  others_.Assign(other_arena, other_offsets);
-  block_begin_.assign(block_begin.begin(), block_begin.end());
-  records_.assign(records.begin(), records.end());
+                         std::span<const Record> records,
+                         std::shared_ptr<const void> backing) {
+  names_.Assign(name_arena, name_offsets, backing);
+  others_.Assign(other_arena, other_offsets, backing);
+  if (backing) {
+    records_.clear();
+    block_begin_.clear();
+    records_view_ = records;
+    block_begin_view_ = block_begin;
+    backing_ = std::move(backing);
+  } else {
+    block_begin_.assign(block_begin.begin(), block_begin.end());
+    records_.assign(records.begin(), records.end());
+    backing_.reset();
+    Refresh();
+  }
   block_ids_.clear();
   block_map_complete_ = block_count() == 0;
 }
 
 size_t SymbolStore::MemoryUsage() const {
-  return names_.MemoryUsage() + others_.MemoryUsage() +
-         records_.capacity() * sizeof(Record) +
-         block_begin_.capacity() * sizeof(uint32_t) +
+  size_t tables = backing_ ? records_view_.size_bytes() +
+                                 block_begin_view_.size_bytes()
+                           : records_.capacity() * sizeof(Record) +
+                                 block_begin_.capacity() * sizeof(uint32_t);
+  return names_.MemoryUsage() + others_.MemoryUsage() + tables +
          block_ids_.capacity() * (sizeof(HashKey) + sizeof(uint32_t) + 1);
 }
 

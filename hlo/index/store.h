@@ -16,6 +16,7 @@
 #define HLO_LSP_HLO_INDEX_STORE_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,18 +38,21 @@ class StringTable {
 
   uint32_t Intern(std::string_view s);
   std::string_view Get(uint32_t id) const {
-    return std::string_view(arena_.data() + offsets_[id],
-                            offsets_[id + 1] - offsets_[id]);
+    return std::string_view(arena_view_.data() + offsets_view_[id],
+                            offsets_view_[id + 1] - offsets_view_[id]);
   }
-  uint32_t size() const { return static_cast<uint32_t>(offsets_.size() - 1); }
+  uint32_t size() const {
+    return static_cast<uint32_t>(offsets_view_.size() - 1);
+  }
   size_t MemoryUsage() const;
 
-  const std::string& arena() const { return arena_; }
-  const std::vector<uint32_t>& offsets() const { return offsets_; }
   // Replaces the contents (a loaded cache); the lookup set is rebuilt only
   // when something is interned next. `offsets` starts at 0, ends at
-  // arena.size(), never decreases (the caller checks).
-  void Assign(std::string_view arena, std::span<const uint32_t> offsets);
+  // arena.size(), never decreases (the caller checks). With `backing` (what
+  // owns the bytes, e.g. a mapped cache file) nothing is copied until the
+  // first Intern of a new string.
+  void Assign(std::string_view arena, std::span<const uint32_t> offsets,
+              std::shared_ptr<const void> backing = nullptr);
 
  private:
   struct Hash {
@@ -69,9 +73,18 @@ class StringTable {
     }
   };
   void BuildSet();
+  void Own();  // copies borrowed contents into arena_/offsets_
+  void Refresh() {
+    arena_view_ = arena_;
+    offsets_view_ = offsets_;
+  }
 
   std::string arena_;
   std::vector<uint32_t> offsets_;
+  // What Get reads: arena_/offsets_, or borrowed bytes kept by backing_.
+  std::string_view arena_view_;
+  std::span<const uint32_t> offsets_view_;
+  std::shared_ptr<const void> backing_;
   absl::flat_hash_set<uint32_t, Hash, Eq> set_;
   bool set_complete_ = true;  // false after Assign until BuildSet
 };
@@ -125,15 +138,15 @@ class SymbolStore {
   const StringTable& others() const { return others_; }
 
   uint32_t block_count() const {
-    return static_cast<uint32_t>(block_begin_.size() - 1);
+    return static_cast<uint32_t>(block_begin_view_.size() - 1);
   }
   std::span<const Record> Block(uint32_t block) const {
     return std::span<const Record>(
-        records_.data() + block_begin_[block],
-        block_begin_[block + 1] - block_begin_[block]);
+        records_view_.data() + block_begin_view_[block],
+        block_begin_view_[block + 1] - block_begin_view_[block]);
   }
-  const std::vector<Record>& records() const { return records_; }
-  const std::vector<uint32_t>& block_begin() const { return block_begin_; }
+  std::span<const Record> records() const { return records_view_; }
+  std::span<const uint32_t> block_begin() const { return block_begin_view_; }
 
   // Adds the blocks of a scanned file (interning what is new); appends its
   // uses to `uses` and its modules to `modules`.
@@ -144,15 +157,17 @@ class SymbolStore {
   // the id of the identical block when there is one.
   uint32_t AddBlock(std::span<const Record> records);
 
-  // Replaces everything with loaded tables (ids kept as they are).
+  // Replaces everything with loaded tables (ids kept as they are); with
+  // `backing`, borrowed until the first change (see StringTable::Assign).
   void Assign(std::string_view name_arena,
               std::span<const uint32_t> name_offsets,
               std::string_view other_arena,
               std::span<const uint32_t> other_offsets,
               std::span<const uint32_t> block_begin,
-              std::span<const Record> records);
+              std::span<const Record> records,
+              std::shared_ptr<const void> backing = nullptr);
 
-  bool empty() const { return records_.empty() && names_.size() == 0; }
+  bool empty() const { return records_view_.empty() && names_.size() == 0; }
   size_t MemoryUsage() const;
 
  private:
@@ -166,11 +181,20 @@ class SymbolStore {
   };
   void BuildBlockMap();
   HashKey HashOf(std::span<const Record> records) const;
+  void Own();  // copies borrowed records into records_/block_begin_
+  void Refresh() {
+    records_view_ = records_;
+    block_begin_view_ = block_begin_;
+  }
 
   StringTable names_;
   StringTable others_;
   std::vector<Record> records_;
   std::vector<uint32_t> block_begin_{0};
+  // What Block reads: records_/block_begin_ or borrowed (backing_).
+  std::span<const Record> records_view_;
+  std::span<const uint32_t> block_begin_view_{block_begin_};
+  std::shared_ptr<const void> backing_;
   absl::flat_hash_map<HashKey, uint32_t> block_ids_;
   bool block_map_complete_ = true;
 };

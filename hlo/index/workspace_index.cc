@@ -39,7 +39,8 @@ struct WorkspaceIndex::FileEntry {
 // block uses)): which records carry a name, and where each block is used.
 struct WorkspaceIndex::Tables {
   uint64_t generation = 0;
-  std::vector<uint16_t> masks;  // NameMask16 per name id
+  bool has_postings = true;  // false: only order and rank are filled
+  std::vector<uint64_t> masks;  // CharMask per name id (fuzzy.h)
   // Records of name i: postings[post_begin[i] .. post_begin[i + 1]), as
   // (block, offset in block).
   std::vector<uint32_t> post_begin;
@@ -266,8 +267,10 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
     adoption.cache = cache;
     std::unique_lock<std::shared_mutex> lock(mutex_);
     if (store_.empty()) {
+      // Borrowed from the mapped cache file: no copy until a change.
       store_.Assign(cache->name_arena, cache->name_offsets, cache->other_arena,
-                    cache->other_offsets, cache->block_begin, cache->records);
+                    cache->other_offsets, cache->block_begin, cache->records,
+                    cache->storage);
       adoption.identity = true;
     } else {
       adoption.block_map.assign(cache->block_begin.size() - 1, kNoRef);
@@ -276,6 +279,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
     }
   }
   std::vector<char> missing(files.size(), 0);
+  ChunkCache chunks;  // text repeated across this batch's files
   std::atomic<size_t> done{0};
   size_t step = std::max<size_t>(1, files.size() / 100);
   // Neighbours in path order are often byte-identical (a pass that changed
@@ -343,7 +347,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
           if (!copied) {
             entry->is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
             if (entry->is_hlo) {
-              symbols = ScanSymbols(bytes);
+              symbols = ScanSymbols(bytes, {}, &chunks);
               blocks = PrepareBlocks(symbols);
             }
             entry->symbol_count = static_cast<uint32_t>(symbols.symbols.size());
@@ -363,10 +367,14 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
           entry->is_hlo = hit->is_hlo;
           entry->content_hash = hit->content_hash;
           entry->symbol_count = hit->symbol_count;
-          entry->uses.reserve(hit->uses.size());
-          for (BlockUse u : hit->uses) {
-            u.block = AdoptBlock(&adoption, u.block);
-            entry->uses.push_back(u);
+          if (adoption.identity) {
+            entry->uses.assign(hit->uses.begin(), hit->uses.end());
+          } else {
+            entry->uses.reserve(hit->uses.size());
+            for (BlockUse u : hit->uses) {
+              u.block = AdoptBlock(&adoption, u.block);
+              entry->uses.push_back(u);
+            }
           }
           for (auto [first, name] : hit->modules) {
             entry->modules.push_back({first, AdoptName(&adoption, name)});
@@ -576,13 +584,19 @@ void WorkspaceIndex::Compact() {
   Changed();
 }
 
-std::shared_ptr<const WorkspaceIndex::Tables> WorkspaceIndex::CurrentTables()
-    const {
+std::shared_ptr<const WorkspaceIndex::Tables> WorkspaceIndex::CurrentTables(
+    bool postings) const {
   std::lock_guard<std::mutex> lock(tables_mutex_);
   uint64_t generation = generation_;
   if (tables_ && tables_->generation == generation) return tables_;
   auto t = std::make_shared<Tables>();
   t->generation = generation;
+  if (!postings) {
+    // A one-shot index (the CLI) asks once: file order only, not kept.
+    t->has_postings = false;
+    FileOrder(t.get());
+    return t;
+  }
   const StringTable& names = store_.names();
   // Name masks: the previous table's are still right for the old names.
   t->masks.reserve(names.size());
@@ -592,18 +606,10 @@ std::shared_ptr<const WorkspaceIndex::Tables> WorkspaceIndex::CurrentTables()
   }
   for (uint32_t i = static_cast<uint32_t>(t->masks.size()); i < names.size();
        ++i) {
-    t->masks.push_back(NameMask16(names.Get(i)));
+    t->masks.push_back(CharMask(names.Get(i)));
   }
   // Postings over the live blocks only.
-  for (const auto& [path, id] : by_path_) {
-    const FileEntry& e = *files_[id];
-    if (e.is_hlo) t->order.push_back(id);
-  }
-  std::sort(t->order.begin(), t->order.end(), [&](uint32_t a, uint32_t b) {
-    return files_[a]->display_path < files_[b]->display_path;
-  });
-  t->rank.assign(files_.size(), kNoRef);
-  for (uint32_t r = 0; r < t->order.size(); ++r) t->rank[t->order[r]] = r;
+  FileOrder(t.get());
   uint32_t blocks = store_.block_count();
   t->use_begin.assign(blocks + 1, 0);
   for (uint32_t f : t->order) {
@@ -621,8 +627,8 @@ std::shared_ptr<const WorkspaceIndex::Tables> WorkspaceIndex::CurrentTables()
     }
   }
   t->post_begin.assign(names.size() + 1, 0);
-  const std::vector<uint32_t>& begin = store_.block_begin();
-  const std::vector<Record>& records = store_.records();
+  std::span<const uint32_t> begin = store_.block_begin();
+  std::span<const Record> records = store_.records();
   for (uint32_t b = 0; b < blocks; ++b) {
     if (t->use_begin[b] == t->use_begin[b + 1]) continue;  // unused
     for (uint32_t r = begin[b]; r < begin[b + 1]; ++r) {
@@ -642,12 +648,24 @@ std::shared_ptr<const WorkspaceIndex::Tables> WorkspaceIndex::CurrentTables()
       }
     }
   }
-  t->memory = t->masks.capacity() * 2 + t->post_begin.capacity() * 4 +
+  t->memory = t->masks.capacity() * 8 + t->post_begin.capacity() * 4 +
               t->postings.capacity() * 8 + t->use_begin.capacity() * 4 +
               t->uses.capacity() * 8 + t->order.capacity() * 4 +
               t->rank.capacity() * 4;
   tables_ = std::move(t);
   return tables_;
+}
+
+void WorkspaceIndex::FileOrder(Tables* t) const {
+  for (const auto& [path, id] : by_path_) {
+    const FileEntry& e = *files_[id];
+    if (e.is_hlo) t->order.push_back(id);
+  }
+  std::sort(t->order.begin(), t->order.end(), [&](uint32_t a, uint32_t b) {
+    return files_[a]->display_path < files_[b]->display_path;
+  });
+  t->rank.assign(files_.size(), kNoRef);
+  for (uint32_t r = 0; r < t->order.size(); ++r) t->rank[t->order[r]] = r;
 }
 
 absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
@@ -656,7 +674,8 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
   if (!parsed.ok()) return parsed.status();
   const SymbolQuery& query = *parsed;
   std::shared_lock<std::shared_mutex> lock(mutex_);
-  std::shared_ptr<const Tables> tables = CurrentTables();
+  std::shared_ptr<const Tables> tables =
+      CurrentTables(options_.name_table || query_count_.fetch_add(1) > 0);
   const Tables& t = *tables;
   const StringTable& names = store_.names();
   const StringTable& others = store_.others();
@@ -710,19 +729,59 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
   };
 
   std::vector<Hit> hits;
-  if (query.has_name_part()) {
+  if (query.has_name_part() && !t.has_postings) {
+    // No postings (a one-shot index): score every name, then one pass over
+    // the stored records marks the blocks holding a match, and one over the
+    // files' block uses collects the hits. Cheaper than building postings.
+    std::vector<float> scores(names.size());
+    for (uint32_t i = 0; i < names.size(); ++i) {
+      std::string_view name = names.Get(i);
+      std::optional<double> s =
+          query.NameScoreWithCharMask(name, CharMask(name));
+      scores[i] = s ? static_cast<float>(*s) : NAN;
+    }
+    auto record_hits = [&](const Record& r) {
+      return !std::isnan(scores[r.name]) && record_passes(r);
+    };
+    std::vector<uint8_t> block_hit(store_.block_count(), 0);
+    for (uint32_t b = 0; b < store_.block_count(); ++b) {
+      for (const Record& r : store_.Block(b)) {
+        if (record_hits(r)) {
+          block_hit[b] = 1;
+          break;
+        }
+      }
+    }
+    for (uint32_t f : t.order) {
+      if (!file_passes(f)) continue;
+      const std::vector<BlockUse>& uses = files_[f]->uses;
+      for (uint32_t u = 0; u < uses.size(); ++u) {
+        if (!block_hit[uses[u].block]) continue;
+        std::span<const Record> block = store_.Block(uses[u].block);
+        for (uint32_t o = 0; o < block.size(); ++o) {
+          if (!record_hits(block[o]) || !use_passes(f, u, o)) continue;
+          hits.push_back(Hit{f, u, o, scores[block[o].name]});
+        }
+      }
+    }
+  } else if (query.has_name_part()) {
     // Each distinct name is scored once (NaN: no match).
     std::vector<float> scores(names.size());
     constexpr size_t kChunk = 4096;
     size_t chunks = (names.size() + kChunk - 1) / kChunk;
-    ParallelFor(chunks, chunks > 4 ? threads_ : 1, [&](size_t, size_t chunk) {
+    // The mask test rejects most names in a nanosecond or two: threads pay
+    // off only for very many names (starting one costs ~50 us).
+    const uint64_t required = query.required_char_mask();
+    ParallelFor(chunks, chunks > 64 ? threads_ : 1, [&](size_t, size_t chunk) {
       size_t end = std::min<size_t>(names.size(), (chunk + 1) * kChunk);
       for (size_t i = chunk * kChunk; i < end; ++i) {
+        scores[i] = NAN;
+        // Inline, the mask test is most of the loop: most names fail it.
+        if ((t.masks[i] & required) != required) continue;
+        if (t.post_begin[i] == t.post_begin[i + 1]) continue;
         std::optional<double> s =
-            t.post_begin[i] == t.post_begin[i + 1]
-                ? std::nullopt
-                : query.NameScore(names.Get(i), t.masks[i]);
-        scores[i] = s ? static_cast<float>(*s) : NAN;
+            query.NameScoreWithCharMask(names.Get(i), t.masks[i]);
+        if (s) scores[i] = static_cast<float>(*s);
       }
     });
     std::vector<uint32_t> matching;

@@ -137,7 +137,10 @@ class WorkspaceIndex {
   void Persist(bool force);
   void Compact();
   void WarmTables();
-  std::shared_ptr<const Tables> CurrentTables() const;  // mutex_ held (shared)
+  // mutex_ held (shared). Without `postings`, unless current tables are at
+  // hand: file order only, for a single query.
+  std::shared_ptr<const Tables> CurrentTables(bool postings = true) const;
+  void FileOrder(Tables* t) const;
   void Changed() { ++generation_; }
   void Warn(std::string message);
 
@@ -154,6 +157,9 @@ class WorkspaceIndex {
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint32_t> by_content_;
   std::vector<Folder> folders_;
   std::atomic<uint64_t> generation_{0};  // bumped on every change
+  // Queries so far: an index without name_table builds the postings only
+  // from its second query on (a one-shot CLI search never needs them).
+  mutable std::atomic<uint64_t> query_count_{0};
 
   mutable std::mutex tables_mutex_;
   mutable std::shared_ptr<const Tables> tables_;  // guarded by tables_mutex_

@@ -148,7 +148,12 @@ int RunSearch(int argc, char** argv) {
 
   hlo::index::IndexOptions options;
   options.use_cache = use_cache;
-  hlo::index::WorkspaceIndex index(options);
+  // Never destroyed: the process ends after printing, and freeing every
+  // table of a large index costs more than the query (AddFolder has written
+  // the cache already). Reachable from here, so not a leak to sanitizers.
+  static hlo::index::WorkspaceIndex* kept = nullptr;
+  kept = new hlo::index::WorkspaceIndex(options);
+  hlo::index::WorkspaceIndex& index = *kept;
   for (const std::string& dir : dirs) index.AddFolder(dir);
   for (const std::string& warning : index.TakeWarnings()) {
     std::fprintf(stderr, "hlo-lsp search: warning: %s\n", warning.c_str());

@@ -341,6 +341,21 @@ TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
       b.insert({m.path, m.line, m.column});
     EXPECT_EQ(a, b) << q;
   }
+  // An index without the table answers its first query without postings:
+  // the same matches in the same order, with and without a limit.
+  for (std::string_view q : {"add.3", "fu", "module:jit_g mul", "/^p0\\./",
+                             "kind:metadata model", "zzz"}) {
+    for (size_t limit : {size_t{0}, size_t{3}}) {
+      WorkspaceIndex once(NoCache());
+      once.AddFolder(dir.path());
+      std::vector<std::tuple<std::string, uint32_t, uint32_t, double>> a, b;
+      for (const SymbolMatch& m : Query(once, q, limit))
+        a.push_back({m.path, m.line, m.column, m.score});
+      for (const SymbolMatch& m : Query(tabled, q, limit))
+        b.push_back({m.path, m.line, m.column, m.score});
+      EXPECT_EQ(a, b) << q << " limit " << limit;
+    }
+  }
   // The table follows changes.
   fs::path added = dir.path() / "module_0009.late.before_optimizations.txt";
   WriteFile(added, MakeModule("late", 1, 3, 9));
