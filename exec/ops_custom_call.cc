@@ -1,7 +1,9 @@
 // Custom-calls that are plain math or annotations in disguise: cuBLAS gemm
 // (a dot read back from backend_config JSON, alpha/beta applied), TopK,
-// and the sharding/placement annotations that pass their operand through.
+// torch-neuronx's gelu family, and the sharding/placement annotations that
+// pass their operand through.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -113,11 +115,55 @@ std::optional<Opcode> MathOp(std::string_view t) {
   return std::nullopt;
 }
 
+// torch-neuronx activations: gelu (erf form; the tanh approximation has its
+// own target) and its derivative, which the graph then multiplies by the
+// incoming gradient. Elementwise on one float operand, computed in double.
+bool IsNeuronGelu(std::string_view t) {
+  return t == "AwsNeuronGelu" || t == "AwsNeuronGeluApprxTanh" ||
+         t == "AwsNeuronGeluBackward";
+}
+
+absl::StatusOr<Value> NeuronGelu(const std::string& target, const Node& node,
+                                 Operands in) {
+  if (in.size() != 1 || in[0]->is_tuple() || node.shape.is_tuple() ||
+      ShapeString(in[0]->shape()) != ShapeString(node.shape))
+    return Bad(target + " needs one operand of the result's shape");
+  auto out = Literal::CreateArrayForOverwrite(node.shape.type, node.shape.dims);
+  if (!out.ok()) return out.status();
+  constexpr double kSqrtHalf = 0.70710678118654752440;
+  constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+  constexpr double kSqrt2OverPi = 0.79788456080286535588;
+  bool is_float = false;
+  VisitType(node.shape.type, [&]<typename T>() {
+    if constexpr (T::kKind == Kind::kFloat) {
+      is_float = true;
+      const auto* x = in[0]->data<typename T::S>();
+      auto* y = out->data<typename T::S>();
+      for (int64_t i = 0; i < out->count(); ++i) {
+        const double v = static_cast<double>(T::Load(x[i]));
+        double r;
+        if (target == "AwsNeuronGelu") {
+          r = 0.5 * v * (1 + std::erf(v * kSqrtHalf));
+        } else if (target == "AwsNeuronGeluApprxTanh") {
+          r = 0.5 * v * (1 + std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v)));
+        } else {  // d/dx x Phi(x) = Phi(x) + x phi(x)
+          r = 0.5 * (1 + std::erf(v * kSqrtHalf)) +
+              v * kInvSqrt2Pi * std::exp(-0.5 * v * v);
+        }
+        y[i] = T::Store(static_cast<typename T::C>(r));
+      }
+    }
+  });
+  if (!is_float) return Bad(target + " of a non-float type");
+  return std::make_shared<const Literal>(*std::move(out));
+}
+
 }  // namespace
 
 bool CustomCallSupported(std::string_view target) {
   return IsPassThrough(target) || IsGemm(target) || target == "TopK" ||
-         target == "AllocateBuffer" || MathOp(target).has_value();
+         target == "AllocateBuffer" || MathOp(target).has_value() ||
+         IsNeuronGelu(target);
 }
 
 absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
@@ -137,6 +183,7 @@ absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
     return in[0];
   }
   if (IsGemm(target)) return Gemm(node, in);
+  if (IsNeuronGelu(target)) return NeuronGelu(target, node, in);
   if (auto op = MathOp(target)) {
     Node math = node;
     math.op = *op;

@@ -87,6 +87,34 @@ ENTRY e {
   EXPECT_EQ(testing::Values(**r), (std::vector<double>{1, 2, 3, 4, 5, 6}));
 }
 
+TEST(ReplayTest, NeuronGeluFamily) {
+  // gelu(x) = x Phi(x) (erf form), its tanh approximation, and gelu'(x) =
+  // Phi(x) + x phi(x); expected values from Python's math.erf/tanh/exp.
+  const std::vector<double> xs = {-3, -1, -0.5, 0, 0.5, 1, 3};
+  const std::pair<const char*, std::vector<double>> cases[] = {
+      {"AwsNeuronGelu",
+       {-0.004049694, -0.158655254, -0.154268769, 0.0, 0.345731231,
+        0.841344746, 2.995950306}},
+      {"AwsNeuronGeluApprxTanh",
+       {-0.003637392, -0.158808009, -0.15428599, 0.0, 0.34571401,
+        0.841191991, 2.996362608}},
+      {"AwsNeuronGeluBackward",
+       {-0.011945647, -0.083315471, 0.132504875, 0.5, 0.867495125,
+        1.083315471, 1.011945647}},
+  };
+  for (const auto& [target, want] : cases) {
+    const std::string t = target;
+    auto r = testing::RunHlo(
+        "HloModule m\nENTRY e {\n  a = f32[7] parameter(0)\n"
+        "  ROOT b = f32[7] custom-call(a), custom_call_target=\"" + t + "\"\n}\n",
+        {testing::Array(PrimitiveType::kF32, {7}, xs)});
+    ASSERT_TRUE(r.ok()) << t << ": " << r.status();
+    const std::vector<double> got = testing::Values(**r);
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-6) << t << "(" << xs[i] << ")";
+  }
+}
+
 TEST(ReplayTest, CrashInTheChildIsReportedAndWeLiveOn) {
   auto p = testing::ParseModule(kNanModule);
   ReplayOptions o;
