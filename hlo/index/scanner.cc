@@ -114,6 +114,13 @@ class Scanner {
   // (the chunk started from a clean state, as this scanner is now).
   void Emit(std::shared_ptr<const ScannedChunk> chunk, uint32_t line_base) {
     const ScannedChunk& c = *chunk;
+    // The chunk's strings (shapes, opcodes) are interned once each here.
+    string_map_.assign(c.strings.size(), kNoRef);
+    auto intern = [&](uint32_t id) {
+      uint32_t& mapped = string_map_[id];
+      if (mapped == kNoRef) mapped = Intern(c.Text(c.strings[id]));
+      return mapped;
+    };
     for (size_t i = 0; i < c.symbols.size(); ++i) {
       const Symbol& cs = c.symbols[i];
       std::string_view name = c.Text(cs.name);
@@ -123,8 +130,8 @@ class Scanner {
       Symbol s = cs;
       s.name = AddToPool(name);
       s.line = cs.line + line_base;
-      if (cs.shape != kNoRef) s.shape = Intern(c.Text(c.strings[cs.shape]));
-      if (cs.opcode != kNoRef) s.opcode = Intern(c.Text(c.strings[cs.opcode]));
+      if (cs.shape != kNoRef) s.shape = intern(cs.shape);
+      if (cs.opcode != kNoRef) s.opcode = intern(cs.opcode);
       if (s.kind == SymbolKind::kModule) {
         module_ = static_cast<uint32_t>(out_.symbols.size());
       }
@@ -604,6 +611,7 @@ class Scanner {
   mutable bool hit_end_ = false;  // set by const lookahead helpers
   std::vector<ChunkMeta> meta_;  // chunk mode: per symbol
   std::vector<std::shared_ptr<const ScannedChunk>> held_;  // emitted chunks
+  std::vector<uint32_t> string_map_;  // Emit: chunk string id -> ours
   FileSymbolsBuilder out_;
   uint32_t module_ = kNoRef;
   bool in_block_comment_ = false;
@@ -662,30 +670,53 @@ inline bool CutAfterLine(const char* p, size_t len) {
   return (h >> 59) == 0;
 }
 
-FileSymbols ScanWithCache(std::string_view text, const ScanOptions& options,
-                          ChunkCache* cache) {
-  Scanner file(text, options);
-  file.Reserve();
+}  // namespace
+
+ChunkedText CutChunks(std::string_view text, const ScanOptions& options) {
+  ChunkedText out;
   size_t pos = 0;
-  uint32_t line = 0;
   while (pos < text.size()) {
-    size_t begin = pos;
-    uint32_t lines = 0;
+    ChunkedText::Chunk c;
+    c.begin = pos;
     while (pos < text.size()) {
       const char* nl = static_cast<const char*>(
           std::memchr(text.data() + pos, '\n', text.size() - pos));
       size_t end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
-      ++lines;
-      bool cut = lines >= kChunkMinLines &&
+      ++c.lines;
+      bool cut = c.lines >= kChunkMinLines &&
                  CutAfterLine(text.data() + pos, end - pos);
       pos = nl ? end + 1 : text.size();
-      if (cut || pos - begin >= kChunkMaxBytes) break;
+      if (cut || pos - c.begin >= kChunkMaxBytes) break;
     }
+    c.end = pos;
+    XXH128_hash_t h = XXH3_128bits_withSeed(
+        text.data() + c.begin, c.end - c.begin, options.metadata ? 1 : 0);
+    c.key = {h.low64, h.high64};
+    out.chunks.push_back(c);
+  }
+  // The whole text's hash: its chunks' hashes, in order, and its size.
+  std::vector<uint64_t> keys;
+  keys.reserve(out.chunks.size() * 2 + 1);
+  for (const ChunkedText::Chunk& c : out.chunks) {
+    keys.push_back(c.key.first);
+    keys.push_back(c.key.second);
+  }
+  keys.push_back(text.size());
+  XXH128_hash_t h = XXH3_128bits(keys.data(), keys.size() * sizeof(uint64_t));
+  out.hash = {h.low64, h.high64};
+  return out;
+}
+
+FileSymbols ScanSymbols(std::string_view text, const ChunkedText& chunked,
+                        const ScanOptions& options, ChunkCache* cache) {
+  Scanner file(text, options);
+  file.Reserve();
+  uint32_t line = 0;
+  for (const ChunkedText::Chunk& c : chunked.chunks) {
+    const size_t begin = c.begin, pos = c.end;
+    const uint32_t lines = c.lines;
     if (file.Clean()) {
-      std::string_view bytes = text.substr(begin, pos - begin);
-      XXH128_hash_t h = XXH3_128bits_withSeed(bytes.data(), bytes.size(),
-                                              options.metadata ? 1 : 0);
-      std::pair<uint64_t, uint64_t> key{h.low64, h.high64};
+      const std::pair<uint64_t, uint64_t> key = c.key;
       std::shared_ptr<const ScannedChunk> chunk = cache->Find(key);
       if (chunk == nullptr) {
         Scanner scan(text.substr(0, pos), options, /*chunk=*/true);
@@ -707,8 +738,6 @@ FileSymbols ScanWithCache(std::string_view text, const ScanOptions& options,
   return file.Finish();
 }
 
-}  // namespace
-
 ChunkCache::ChunkCache() = default;
 ChunkCache::~ChunkCache() = default;
 
@@ -729,7 +758,9 @@ void ChunkCache::Insert(std::pair<uint64_t, uint64_t> key,
 
 FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options,
                         ChunkCache* cache) {
-  if (cache != nullptr) return ScanWithCache(text, options, cache);
+  if (cache != nullptr) {
+    return ScanSymbols(text, CutChunks(text, options), options, cache);
+  }
   Scanner scanner(text, options);
   scanner.Reserve();
   scanner.ScanRange(0, text.size(), 0);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "hlo/index/symbols.h"
@@ -54,6 +55,25 @@ class ChunkCache {
 // strings), only faster on repeated text.
 FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options = {},
                         ChunkCache* cache = nullptr);
+
+// A text cut into the chunks of lines the cache works on, each with its
+// hash, and a hash of the whole text made from them (equal texts hash
+// alike): what the index uses to spot byte-identical files without a
+// second pass over the bytes.
+struct ChunkedText {
+  struct Chunk {
+    size_t begin = 0, end = 0;
+    uint32_t lines = 0;
+    std::pair<uint64_t, uint64_t> key;
+  };
+  std::vector<Chunk> chunks;
+  std::pair<uint64_t, uint64_t> hash;
+};
+ChunkedText CutChunks(std::string_view text, const ScanOptions& options = {});
+// ScanSymbols(text, options, cache) with the chunks already cut (`chunked`
+// must come from CutChunks(text, options)).
+FileSymbols ScanSymbols(std::string_view text, const ChunkedText& chunked,
+                        const ScanOptions& options, ChunkCache* cache);
 
 }  // namespace hlo::index
 

@@ -325,12 +325,18 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
           ok = false;
         } else {
           std::string_view bytes = mapped.bytes();
-          XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
-          entry->content_hash = hash.low64;
-          entry->content_high = hash.high64 | 1;  // never 0 once known
+          entry->is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
+          // HLO text: cut into chunks (hashing each), the content hash made
+          // from theirs, so the bytes are read once before the scan.
+          ChunkedText cut;
+          if (entry->is_hlo) {
+            cut = CutChunks(bytes);
+            entry->content_hash = cut.hash.first;
+            entry->content_high = cut.hash.second | 1;  // never 0 once known
+          }
           // A byte-identical file (pass dumps often are) is not scanned
           // again: its block uses are the same.
-          {
+          if (entry->is_hlo) {
             std::shared_lock<std::shared_mutex> lock(mutex_);
             auto same =
                 by_content_.find({entry->content_hash, entry->content_high});
@@ -345,9 +351,8 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
             }
           }
           if (!copied) {
-            entry->is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
             if (entry->is_hlo) {
-              symbols = ScanSymbols(bytes, {}, &chunks);
+              symbols = ScanSymbols(bytes, cut, {}, &chunks);
               blocks = PrepareBlocks(symbols);
             }
             entry->symbol_count = static_cast<uint32_t>(symbols.symbols.size());
