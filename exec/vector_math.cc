@@ -215,7 +215,15 @@ __attribute__((target("avx2,fma"))) void ApplyAvx2(VecFn f,
   Apply<true>(f, x, y, n);
 }
 
-__attribute__((target("avx512f,avx512dq,avx512vl,fma,prefer-vector-width=512")))
+// gcc would keep to 256-bit vectors without the preference; clang has no
+// such target string (and uses 512 bits when told avx512f).
+#if defined(__clang__)
+#define HLO_LSP_AVX512_TARGET target("avx512f,avx512dq,avx512vl,fma")
+#else
+#define HLO_LSP_AVX512_TARGET \
+  target("avx512f,avx512dq,avx512vl,fma,prefer-vector-width=512")
+#endif
+__attribute__((HLO_LSP_AVX512_TARGET))
 void ApplyAvx512(VecFn f, const float* __restrict x, float* __restrict y,
                  int64_t n) {
   Apply<true>(f, x, y, n);
