@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -9,6 +10,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "xxhash.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace hlo::index {
 
@@ -674,32 +679,57 @@ inline bool CutAfterLine(const char* p, size_t len) {
 
 ChunkedText CutChunks(std::string_view text, const ScanOptions& options) {
   ChunkedText out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    ChunkedText::Chunk c;
-    c.begin = pos;
-    while (pos < text.size()) {
-      const char* nl = static_cast<const char*>(
-          std::memchr(text.data() + pos, '\n', text.size() - pos));
-      size_t end = nl ? static_cast<size_t>(nl - text.data()) : text.size();
-      ++c.lines;
-      bool cut = c.lines >= kChunkMinLines &&
-                 CutAfterLine(text.data() + pos, end - pos);
-      pos = nl ? end + 1 : text.size();
-      if (cut || pos - c.begin >= kChunkMaxBytes) break;
+  ChunkedText::Chunk c;
+  size_t line_start = 0;
+  // Called with the position of each '\n' (and the end of a last line
+  // without one), in order.
+  auto end_line = [&](size_t end) {
+    ++c.lines;
+    bool cut = c.lines >= kChunkMinLines &&
+               CutAfterLine(text.data() + line_start, end - line_start);
+    line_start = std::min(end + 1, text.size());
+    if (cut || line_start - c.begin >= kChunkMaxBytes ||
+        line_start == text.size()) {
+      c.end = line_start;
+      XXH128_hash_t h = XXH3_128bits_withSeed(
+          text.data() + c.begin, c.end - c.begin, options.metadata ? 1 : 0);
+      c.key = {h.low64, h.high64};
+      out.chunks.push_back(c);
+      c = ChunkedText::Chunk();
+      c.begin = line_start;
     }
-    c.end = pos;
-    XXH128_hash_t h = XXH3_128bits_withSeed(
-        text.data() + c.begin, c.end - c.begin, options.metadata ? 1 : 0);
-    c.key = {h.low64, h.high64};
-    out.chunks.push_back(c);
+  };
+  const char* data = text.data();
+  const size_t n = text.size();
+  size_t i = 0;
+#ifdef __SSE2__
+  // Newlines 64 bytes at a time, as a bit mask (lines are short: a memchr
+  // call per line cost more than the scan itself).
+  const __m128i newline = _mm_set1_epi8('\n');
+  auto mask16 = [&](size_t at) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at));
+    return static_cast<uint64_t>(
+        static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline))));
+  };
+  for (; i + 64 <= n; i += 64) {
+    uint64_t m = mask16(i) | mask16(i + 16) << 16 | mask16(i + 32) << 32 |
+                 mask16(i + 48) << 48;
+    while (m != 0) {
+      end_line(i + static_cast<size_t>(__builtin_ctzll(m)));
+      m &= m - 1;
+    }
   }
+#endif
+  for (; i < n; ++i) {
+    if (data[i] == '\n') end_line(i);
+  }
+  if (line_start < n) end_line(n);
   // The whole text's hash: its chunks' hashes, in order, and its size.
   std::vector<uint64_t> keys;
   keys.reserve(out.chunks.size() * 2 + 1);
-  for (const ChunkedText::Chunk& c : out.chunks) {
-    keys.push_back(c.key.first);
-    keys.push_back(c.key.second);
+  for (const ChunkedText::Chunk& chunk : out.chunks) {
+    keys.push_back(chunk.key.first);
+    keys.push_back(chunk.key.second);
   }
   keys.push_back(text.size());
   XXH128_hash_t h = XXH3_128bits(keys.data(), keys.size() * sizeof(uint64_t));
