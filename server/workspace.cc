@@ -60,8 +60,16 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+// `.pb` and `.pb.gz`; `.pbtxt` too unless it is HLO text (first token
+// `HloModule`), which is how the contracts detect HLO in `.pbtxt` files.
 bool IsProtoPath(const std::string& path) {
-  return EndsWith(path, ".pb") || EndsWith(path, ".pb.gz") || EndsWith(path, ".pbtxt");
+  if (EndsWith(path, ".pb") || EndsWith(path, ".pb.gz")) return true;
+  if (!EndsWith(path, ".pbtxt")) return false;
+  std::ifstream in(path, std::ios::binary);
+  char head[4096];
+  in.read(head, sizeof head);
+  return !hlo::proto::StartsWithHloModule(
+      std::string_view(head, static_cast<size_t>(in.gcount())));
 }
 std::string StripSuffixes(std::string path, std::initializer_list<std::string_view> suffixes) {
   for (std::string_view s : suffixes) {

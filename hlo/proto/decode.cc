@@ -644,6 +644,12 @@ bool IsGzip(std::string_view bytes) {
          static_cast<uint8_t>(bytes[1]) == 0x8b;
 }
 
+bool StartsWithHloModule(std::string_view bytes) {
+  const size_t first = bytes.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos &&
+         bytes.substr(first, 9) == "HloModule";
+}
+
 bool LooksLikeBinaryProto(std::string_view bytes) {
   if (IsGzip(bytes)) return true;
   const size_t n = std::min<size_t>(bytes.size(), 64 * 1024);

@@ -64,6 +64,9 @@ bool IsGzip(std::string_view bytes);
 // True when `bytes` look like a binary proto rather than text (used to pick
 // the convert direction when the file name does not tell).
 bool LooksLikeBinaryProto(std::string_view bytes);
+// True when the first token of `bytes` is `HloModule`: HLO text, even in a
+// `.pbtxt` file (the contracts' file detection).
+bool StartsWithHloModule(std::string_view bytes);
 
 // Inflates a gzip (or zlib) stream, refusing output over `max_bytes`.
 absl::StatusOr<std::string> Gunzip(std::string_view bytes, size_t max_bytes);

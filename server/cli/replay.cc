@@ -264,8 +264,10 @@ int RunReplay(int argc, char** argv) {
     snapshot = *std::move(s);
     return kExitOk;
   };
-  const bool text_proto = f.module_path.size() > 6 &&
-      f.module_path.compare(f.module_path.size() - 6, 6, ".pbtxt") == 0;
+  const bool text_proto =
+      f.module_path.size() > 6 &&
+      f.module_path.compare(f.module_path.size() - 6, 6, ".pbtxt") == 0 &&
+      !hlo::proto::StartsWithHloModule(module_text);
   if (text_proto || hlo::proto::LooksLikeBinaryProto(module_text) ||
       hlo::proto::IsGzip(module_text)) {
     if (int rc = load_snapshot(module_text, f.module_path); rc) return rc;

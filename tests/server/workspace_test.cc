@@ -284,6 +284,22 @@ TEST_F(WorkspaceTest, CodeActions) {
                           {"context", {{"diagnostics", Json::array()}}}});
   ASSERT_EQ(pb_actions["result"].size(), 1u);
   EXPECT_EQ(pb_actions["result"][0]["title"], "Convert to HLO text");
+  // A .pbtxt is a text proto unless its first token is HloModule.
+  Write("snapshot.pbtxt", "hlo {\n  hlo_module {\n    name: \"m\"\n  }\n}\n");
+  Write("module.pbtxt", kBefore);
+  auto titles = [&](const std::string& name) {
+    Json actions = Call(h, "textDocument/codeAction",
+                        {{"textDocument", {{"uri", Uri(name)}}},
+                         {"range", {{"start", {{"line", 0}, {"character", 0}}},
+                                    {"end", {{"line", 0}, {"character", 0}}}}},
+                         {"context", {{"diagnostics", Json::array()}}}});
+    std::vector<std::string> out;
+    for (const Json& a : actions["result"]) out.push_back(a["command"]["command"]);
+    return out;
+  };
+  EXPECT_EQ(titles("snapshot.pbtxt"), (std::vector<std::string>{"hlo.convertToText"}));
+  EXPECT_EQ(titles("module.pbtxt"),
+            (std::vector<std::string>{"hlo.exportProto", "hlo.replay"}));
 }
 
 TEST_F(WorkspaceTest, ReplayOnCpuThenResult) {
