@@ -446,27 +446,8 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       if (!in[0]->is_tuple() || in[0]->elements().size() < 2)
         return absl::InvalidArgumentError("async-done operand is not an async tuple");
       return in[0]->elements()[1];
-    case O::kRngGetAndUpdateState: {
-      // XLA keeps a 128-bit state per executable; here it is a counter
-      // that starts at the evaluator's seed-derived state.
-      if (node.shape.dims.size() != 1 || node.shape.dims[0] != 2)
-        return absl::InvalidArgumentError(
-            "rng-get-and-update-state must produce u64[2]");
-      absl::StatusOr<Literal> out =
-          Literal::CreateArray(node.shape.type, {2});
-      if (!out.ok()) return out.status();
-      uint64_t delta = 0;
-      for (const RawAttribute& a : node.attrs.others) {
-        if (a.key != "delta") continue;
-        absl::StatusOr<int64_t> d = DecodeInt(a.value);
-        if (!d.ok() || *d < 0)
-          return absl::InvalidArgumentError("delta= is not a count");
-        delta = static_cast<uint64_t>(*d);
-      }
-      out->SetInt(0, static_cast<int64_t>(GetAndAdvanceRngState(delta)));
-      out->SetInt(1, 0);
-      return std::make_shared<const Literal>(*std::move(out));
-    }
+    case O::kRngGetAndUpdateState:
+      return EvalRngGetAndUpdateState(*this, node);
     case O::kPartitionId:
       return wrap(Literal::ScalarFromInt(node.shape.type,
                                          device_ % devices_.partitions));
@@ -477,6 +458,27 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       return absl::UnimplementedError(
           Cat("unsupported op ", OpcodeName(node.op)));
   }
+}
+
+absl::StatusOr<Value> EvalRngGetAndUpdateState(Evaluator& ev, const Node& node) {
+  // XLA keeps a 128-bit state per executable; here it is a counter that
+  // starts at the evaluator's seed-derived state.
+  if (node.shape.dims.size() != 1 || node.shape.dims[0] != 2)
+    return absl::InvalidArgumentError(
+        "rng-get-and-update-state must produce u64[2]");
+  absl::StatusOr<Literal> out = Literal::CreateArray(node.shape.type, {2});
+  if (!out.ok()) return out.status();
+  uint64_t delta = 0;
+  for (const RawAttribute& a : node.attrs.others) {
+    if (a.key != "delta") continue;
+    absl::StatusOr<int64_t> d = DecodeInt(a.value);
+    if (!d.ok() || *d < 0)
+      return absl::InvalidArgumentError("delta= is not a count");
+    delta = static_cast<uint64_t>(*d);
+  }
+  out->SetInt(0, static_cast<int64_t>(ev.GetAndAdvanceRngState(delta)));
+  out->SetInt(1, 0);
+  return std::make_shared<const Literal>(*std::move(out));
 }
 
 // ------------------------------------------------------------ pre-pass --

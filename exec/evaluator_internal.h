@@ -142,6 +142,8 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
 // ops_batch_norm.cc: batch-norm-training, -inference and -grad.
 bool IsBatchNorm(Opcode op);
 absl::StatusOr<Value> EvalBatchNorm(const Node& node, Operands in);
+// rng-get-and-update-state: the evaluator's state before, advanced by delta=.
+absl::StatusOr<Value> EvalRngGetAndUpdateState(Evaluator& ev, const Node& node);
 // ops_custom_call.cc
 bool CustomCallSupported(std::string_view target);
 absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,

@@ -656,7 +656,10 @@ absl::StatusOr<Value> Runner::CpuLeaf(const Node& node,
   if (IsElementwise(node.op)) return wrap(EvalElementwise(node, in));
   if (IsShapeOp(node.op)) return wrap(EvalShapeOp(file_, node, in));
   if (IsCollective(node.op)) return EvalCollective(cpu_, node, in, depth);
+  if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
   switch (node.op) {
+    case O::kRngGetAndUpdateState:
+      return EvalRngGetAndUpdateState(cpu_, node);
     case O::kDot:
       RETURN_IF_ERROR(need(2));
       if (!node.attrs.dot_dimension_numbers)
@@ -1265,8 +1268,10 @@ absl::StatusOr<GV> Runner::OnDevice(const Node& node,
 // Ops CpuLeaf runs (what the CPU evaluator's EvalNode does outside control
 // flow); keep in step with it.
 bool HostCanRun(Opcode op) {
-  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op)) return true;
+  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) || IsBatchNorm(op))
+    return true;
   switch (op) {
+    case O::kRngGetAndUpdateState:
     case O::kDot:
     case O::kConvolution:
     case O::kGather:

@@ -231,6 +231,20 @@ ENTRY e {
 })");
   ExpectSameOutputs(r, "host");
   EXPECT_TRUE(WentToHost(r.gpu)) << ::testing::PrintToString(r.gpu.notes);
+
+  // Batch norm and the rng state run on the CPU op functions too.
+  Runs bn = RunBoth(R"(HloModule bn
+ENTRY e {
+  x = f32[8,4] parameter(0)
+  s = f32[4] parameter(1)
+  o = f32[4] parameter(2)
+  t = (f32[8,4], f32[4], f32[4]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
+  y = f32[8,4] get-tuple-element(t), index=0
+  st = u64[2] rng-get-and-update-state(), delta=4
+  ROOT r = (f32[8,4], u64[2]) tuple(y, st)
+})");
+  ExpectSameOutputs(bn, "bn");
+  EXPECT_TRUE(WentToHost(bn.gpu)) << ::testing::PrintToString(bn.gpu.notes);
 }
 
 TEST(GpuBackendTest, CompareModeFindsNoDivergenceWithinTolerance) {
