@@ -267,6 +267,16 @@ std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
   c.path_arena = static_cast<uint32_t>(paths.size());
 
   Writer w;
+  // Sized once: growing a cache of tens of MB by doubling copied it twice.
+  auto bytes_of = [](const auto& v) {
+    return Pad8(v.size() * sizeof(v[0]));
+  };
+  w.bytes().reserve(
+      sizeof(Header) + Pad8(sizeof(c)) + Pad8(folder.size()) +
+      bytes_of(name_offsets) + bytes_of(name_arena) + bytes_of(other_offsets) +
+      bytes_of(other_arena) + bytes_of(block_begin) + bytes_of(out_records) +
+      bytes_of(file_records) + bytes_of(uses) + bytes_of(modules) +
+      bytes_of(paths));
   w.bytes().resize(sizeof(Header));
   w.PutOne(c);
   w.Put(folder);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "xxhash.h"
 
@@ -17,34 +18,50 @@ constexpr uint64_t kCutMask = 15;
 // stored records so that both hash alike.
 class CanonicalWriter {
  public:
-  void Clear() { bytes_.clear(); }
+  CanonicalWriter() : bytes_(8 << 10) {}
+  void Clear() { size_ = 0; }
+  // Written through a pointer into a buffer grown ahead (appending to a
+  // string piece by piece cost ~5% of a cold index).
   void Add(uint8_t kind, uint8_t flags, uint32_t line_delta, uint32_t column,
            std::string_view name, const std::string_view* shape,
            const std::string_view* opcode) {
-    char head[14];
-    head[0] = static_cast<char>(kind);
-    head[1] = static_cast<char>(flags);
-    std::memcpy(head + 2, &line_delta, 4);
-    std::memcpy(head + 6, &column, 4);
+    size_t need = 14 + name.size() + 8 + (shape ? shape->size() : 0) +
+                  (opcode ? opcode->size() : 0);
+    if (size_ + need > bytes_.size()) {
+      bytes_.resize(std::max(bytes_.size() * 2, size_ + need));
+    }
+    char* p = bytes_.data() + size_;
+    p[0] = static_cast<char>(kind);
+    p[1] = static_cast<char>(flags);
+    std::memcpy(p + 2, &line_delta, 4);
+    std::memcpy(p + 6, &column, 4);
     uint32_t n = static_cast<uint32_t>(name.size());
-    std::memcpy(head + 10, &n, 4);
-    bytes_.append(head, sizeof(head));
-    bytes_.append(name);
-    AddOptional(shape);
-    AddOptional(opcode);
+    std::memcpy(p + 10, &n, 4);
+    p += 14;
+    std::memcpy(p, name.data(), name.size());
+    p += name.size();
+    p = PutOptional(p, shape);
+    p = PutOptional(p, opcode);
+    size_ = static_cast<size_t>(p - bytes_.data());
   }
   std::pair<uint64_t, uint64_t> Hash() const {
-    XXH128_hash_t h = XXH3_128bits(bytes_.data(), bytes_.size());
+    XXH128_hash_t h = XXH3_128bits(bytes_.data(), size_);
     return {h.low64, h.high64};
   }
 
  private:
-  void AddOptional(const std::string_view* s) {
+  static char* PutOptional(char* p, const std::string_view* s) {
     uint32_t n = s == nullptr ? kNoRef : static_cast<uint32_t>(s->size());
-    bytes_.append(reinterpret_cast<const char*>(&n), 4);
-    if (s != nullptr) bytes_.append(*s);
+    std::memcpy(p, &n, 4);
+    p += 4;
+    if (s != nullptr) {
+      std::memcpy(p, s->data(), s->size());
+      p += s->size();
+    }
+    return p;
   }
-  std::string bytes_;
+  std::vector<char> bytes_;
+  size_t size_ = 0;
 };
 
 }  // namespace

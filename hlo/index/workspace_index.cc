@@ -449,7 +449,8 @@ void WorkspaceIndex::AddFolder(const fs::path& folder) {
   }
   Persist(/*force=*/true);
   WarmTables();
-  ::malloc_trim(0);  // scanning leaves freed buffers behind
+  // Scanning leaves freed buffers behind.
+  if (options_.release_memory) ::malloc_trim(0);
 }
 
 void WorkspaceIndex::WarmTables() {

@@ -47,6 +47,9 @@ struct IndexOptions {
   // A long-lived index (the server): build the query lookup tables right
   // after each change instead of at the next query.
   bool name_table = false;
+  // Hand freed scan buffers back to the kernel after each batch (a
+  // long-lived index); a one-shot process that exits soon need not.
+  bool release_memory = true;
 };
 
 struct IndexStats {

@@ -1,5 +1,6 @@
 #include "server/cli/search.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -146,8 +147,14 @@ int RunSearch(int argc, char** argv) {
     }
   }
 
+  // A one-shot process: keep freed memory for reuse instead of handing it
+  // back to the kernel (each file's scan buffers would otherwise be mapped,
+  // faulted in and unmapped again: ~15% of a cold index's CPU time).
+  ::mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   hlo::index::IndexOptions options;
   options.use_cache = use_cache;
+  options.release_memory = false;
   // Never destroyed: the process ends after printing, and freeing every
   // table of a large index costs more than the query (AddFolder has written
   // the cache already). Reachable from here, so not a leak to sanitizers.
