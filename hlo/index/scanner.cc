@@ -9,6 +9,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+// Inlined: most hashed strings are short names, where a call into the
+// shared library cost more than the hashing.
+#define XXH_INLINE_ALL
 #include "xxhash.h"
 
 #ifdef __SSE2__

@@ -4,6 +4,9 @@
 #include <cstring>
 #include <vector>
 
+// Inlined: most hashed strings are short names, where a call into the
+// shared library cost more than the hashing.
+#define XXH_INLINE_ALL
 #include "xxhash.h"
 
 namespace hlo::index {
