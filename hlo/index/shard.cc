@@ -194,6 +194,10 @@ std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
   }
   auto renumber = [](std::vector<uint32_t>* map, const StringTable& table,
                      std::vector<uint32_t>* offsets, std::string* arena) {
+    // At most the whole table: reserved so that a large arena is not copied
+    // as it grows.
+    offsets->reserve(map->size() + 1);
+    arena->reserve(table.bytes());
     offsets->push_back(0);
     for (uint32_t i = 0; i < map->size(); ++i) {
       if ((*map)[i] == kNoRef) continue;
@@ -226,6 +230,14 @@ std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
   std::vector<BlockUse> uses;
   std::vector<std::pair<uint32_t, uint32_t>> modules;
   std::string paths;
+  size_t use_count = 0, path_bytes = 0;
+  for (const CachedFile& f : files) {
+    use_count += f.uses.size();
+    path_bytes += f.key.path.size();
+  }
+  file_records.reserve(files.size());
+  uses.reserve(use_count);
+  paths.reserve(path_bytes);
   for (const CachedFile& f : files) {
     FileRecord fr;
     std::memset(&fr, 0, sizeof(fr));

@@ -44,6 +44,8 @@ class StringTable {
   uint32_t size() const {
     return static_cast<uint32_t>(offsets_view_.size() - 1);
   }
+  // Bytes of all strings together.
+  size_t bytes() const { return offsets_view_.back(); }
   size_t MemoryUsage() const;
 
   // Replaces the contents (a loaded cache); the lookup set is rebuilt only
