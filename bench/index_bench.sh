@@ -96,7 +96,7 @@ echo "shards: $(du -sh "$cache" | cut -f1) in $cache"
 echo "process start (hlo-lsp search --help): $(best_of_3 "$bin" search --help)s"
 if [[ -x $latency ]]; then
   echo "--- in-process queries (workspace/symbol), index loaded from the shards:"
-  "$latency" "$dir" --runs 50 "${names[@]}" "kind:computation fusion" "op:all-reduce" "/^fusion\\.[0-9]+$/"
+  "$latency" "$dir" --runs 50 "${names[@]}" "kind:computation fused_broadcast" "op:all-reduce" "/^loop_[a-z]+_fusion/"
 else
   echo "(no $latency: build the index_query_latency target for in-process latency)"
 fi
