@@ -115,11 +115,15 @@ const check = (name, ok, detail) => {
   await quickInput('F1', 'HLO: Open Another Stage');
   await page.waitForTimeout(800);
   await page.keyboard.press('Enter');
+  // The list fills in as it renders: wait for both kinds of row (a stage
+  // and a pass dump), keeping what was last seen for the failure message.
+  let stageRows = [];
   const stages = await poll(async () => {
-    const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
-    return rows.some((r) => /gpu_after_optimizations/.test(r)) ? rows : undefined;
+    stageRows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    return stageRows.some((r) => /gpu_after_optimizations/.test(r)) &&
+      stageRows.some((r) => /pipeline|after_algsimp/.test(r)) ? stageRows : undefined;
   });
-  check('stages quick pick', !!stages && stages.some((r) => /pipeline|after_algsimp/.test(r)), (stages || []).map((s) => s.replace(/\s+/g, ' ')));
+  check('stages quick pick', !!stages, stageRows.map((s) => s.replace(/\s+/g, ' ')));
   await page.screenshot({ path: `${outDir}/stages.png` });
   await page.keyboard.type('gpu_after');
   await page.waitForTimeout(300);
