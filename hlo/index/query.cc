@@ -151,11 +151,15 @@ std::optional<double> SymbolQuery::NameScore(std::string_view name,
     if (!s) return std::nullopt;
     score += *s;
   }
-  if (regex_) {
-    re2::StringPiece piece(name.data(), name.size());
-    if (!RE2::PartialMatch(piece, *regex_)) return std::nullopt;
-    if (RE2::FullMatch(piece, *regex_)) score += 1;
-  }
+  return WithRegexScore(name, score);
+}
+
+std::optional<double> SymbolQuery::WithRegexScore(std::string_view name,
+                                                  double score) const {
+  if (!regex_) return score;
+  re2::StringPiece piece(name.data(), name.size());
+  if (!RE2::PartialMatch(piece, *regex_)) return std::nullopt;
+  if (RE2::FullMatch(piece, *regex_)) score += 1;
   return score;
 }
 
@@ -170,12 +174,7 @@ std::optional<double> SymbolQuery::NameScoreWithCharMask(
     if (!s) return std::nullopt;
     score += *s;
   }
-  if (regex_) {
-    re2::StringPiece piece(name.data(), name.size());
-    if (!RE2::PartialMatch(piece, *regex_)) return std::nullopt;
-    if (RE2::FullMatch(piece, *regex_)) score += 1;
-  }
-  return score;
+  return WithRegexScore(name, score);
 }
 
 bool SymbolQuery::PassesOpcode(std::string_view opcode) const {

@@ -76,6 +76,10 @@ class SymbolQuery {
 
  private:
   SymbolQuery() = default;
+  // `score` plus 1 for a full /regex/ match; nullopt when the regex (if
+  // any) does not match `name` at all.
+  std::optional<double> WithRegexScore(std::string_view name,
+                                       double score) const;
 
   std::vector<FuzzyMatcher> words_;
   std::unique_ptr<re2::RE2> regex_;
