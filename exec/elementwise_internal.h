@@ -10,6 +10,7 @@
 #include <optional>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "exec/evaluator_internal.h"
 #include "exec/parallel.h"
@@ -97,43 +98,124 @@ void ForChunks(int64_t n, const Body& body) {
   });
 }
 
-// Runs out[i] = f(a[i]) with per-type traits for input and output: a plain
-// loop over contiguous memory (vectorized where f allows), in chunks.
+// Runs o[i] = f(x[i]) for i < n with per-type traits for input and output:
+// a plain loop over contiguous memory (vectorized where f allows), in chunks.
+// x holds n elements, or one that is broadcast.
 template <typename TI, typename TO, typename F>
-void Map1(const Literal& a, Literal& out, F f) {
-  const auto* __restrict x = a.data<typename TI::S>();
-  auto* __restrict o = out.data<typename TO::S>();
-  ForChunks(out.count(), [&](int64_t b, int64_t e) {
+void Map1(const typename TI::S* __restrict x, int64_t nx,
+          typename TO::S* __restrict o, int64_t n, F f) {
+  if (nx != n) {
+    const auto v = TO::Store(f(TI::Load(x[0])));
+    std::fill(o, o + n, v);
+    return;
+  }
+  ForChunks(n, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) o[i] = TO::Store(f(TI::Load(x[i])));
   });
 }
-
 template <typename TI, typename TO, typename F>
-void Map2(const Literal& a, const Literal& b, Literal& out, F f) {
-  const auto* __restrict x = a.data<typename TI::S>();
-  const auto* __restrict y = b.data<typename TI::S>();
-  auto* __restrict o = out.data<typename TO::S>();
-  const int64_t n = out.count();
-  if (a.count() == n && b.count() == n) {
+void Map1(const Literal& a, Literal& out, F f) {
+  Map1<TI, TO>(a.data<typename TI::S>(), a.count(),
+               out.data<typename TO::S>(), out.count(), f);
+}
+
+// Runs o[i] = f(x[i], y[i]) for i < n; x and y hold n elements or one. Only
+// full-size operands get the vectorizable loop: a scalar operand (clamp,
+// select, old dumps) is rare, and one masked loop serves every such case.
+template <typename TI, typename TO, typename F>
+void Map2(const typename TI::S* __restrict x, int64_t nx,
+          const typename TI::S* __restrict y, int64_t ny,
+          typename TO::S* __restrict o, int64_t n, F f) {
+  if (nx == n && ny == n) {
     ForChunks(n, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i)
         o[i] = TO::Store(f(TI::Load(x[i]), TI::Load(y[i])));
     });
-  } else if (b.count() == n) {  // a scalar operand broadcast (clamp, select,
-                                // old dumps)
-    const auto xs = TI::Load(x[0]);
-    ForChunks(n, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) o[i] = TO::Store(f(xs, TI::Load(y[i])));
-    });
-  } else if (a.count() == n) {
-    const auto ys = TI::Load(y[0]);
-    ForChunks(n, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) o[i] = TO::Store(f(TI::Load(x[i]), ys));
-    });
-  } else {
-    const auto v = f(TI::Load(x[0]), TI::Load(y[0]));
-    for (int64_t i = 0; i < n; ++i) o[i] = TO::Store(v);
+    return;
   }
+  const int64_t mx = nx == n ? ~int64_t{0} : 0;
+  const int64_t my = ny == n ? ~int64_t{0} : 0;
+  ForChunks(n, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      o[i] = TO::Store(f(TI::Load(x[i & mx]), TI::Load(y[i & my])));
+  });
+}
+template <typename TI, typename TO, typename F>
+void Map2(const Literal& a, const Literal& b, Literal& out, F f) {
+  Map2<TI, TO>(a.data<typename TI::S>(), a.count(), b.data<typename TI::S>(),
+               b.count(), out.data<typename TO::S>(), out.count(), f);
+}
+
+// Floats that compute in f32 but store narrower (f16, bf16, f8, f4). Their
+// ops run the f32 instantiation on blocks converted to f32, then round each
+// result once on the way out: the same values as Store(f(Load(x))) per
+// element, without one more copy of every op's loops per narrow type.
+template <typename T>
+constexpr bool kNarrowFloat = T::kKind == Kind::kFloat &&
+                              std::is_same_v<typename T::C, float> &&
+                              !std::is_same_v<typename T::S, float>;
+using F32Traits = NativeFloatTraits<PrimitiveType::kF32, float>;
+inline constexpr int64_t kF32Block = 1024;
+
+// Converts x[lo, lo + m) to f32 in buf (or x[0] once, into *scalar, when x is
+// a broadcast scalar); returns the pointer and count to hand to a kernel.
+template <typename T>
+std::pair<const float*, int64_t> LoadF32Block(const typename T::S* x,
+                                              int64_t nx, int64_t n,
+                                              int64_t lo, int64_t m,
+                                              float* buf, const float* scalar) {
+  if (nx != n) return {scalar, 1};
+  for (int64_t i = 0; i < m; ++i) buf[i] = T::Load(x[lo + i]);
+  return {buf, m};
+}
+
+// Stores an f32 block: rounds into a narrow float, or hands the kernel the
+// destination itself when the result type is not narrow (compare's pred).
+template <typename TO, typename Kernel>
+void RunF32Block(typename TO::S* o, int64_t lo, int64_t m, float* buf,
+                 const Kernel& kernel) {
+  if constexpr (kNarrowFloat<TO>) {
+    kernel(buf);
+    for (int64_t i = 0; i < m; ++i) o[lo + i] = TO::Store(buf[i]);
+  } else {
+    kernel(o + lo);
+  }
+}
+
+// Runs kernel(xf, nxf, of, m) over [0, n) in f32 blocks: T is the narrow
+// operand type, TO the result's (T itself or a type stored as is).
+template <typename T, typename TO, typename Kernel>
+void InF32Blocks(const typename T::S* x, int64_t nx, typename TO::S* o,
+                 int64_t n, const Kernel& kernel) {
+  ForChunks(n, [&](int64_t b, int64_t e) {
+    float xb[kF32Block], ob[kF32Block];
+    const float xs = nx != n ? T::Load(x[0]) : 0.0f;
+    for (int64_t lo = b; lo < e; lo += kF32Block) {
+      const int64_t m = std::min(kF32Block, e - lo);
+      const auto xp = LoadF32Block<T>(x, nx, n, lo, m, xb, &xs);
+      RunF32Block<TO>(o, lo, m, ob, [&](auto* out) {
+        kernel(xp.first, xp.second, out, m);
+      });
+    }
+  });
+}
+template <typename T, typename TO, typename Kernel>
+void InF32Blocks(const typename T::S* x, int64_t nx, const typename T::S* y,
+                 int64_t ny, typename TO::S* o, int64_t n,
+                 const Kernel& kernel) {
+  ForChunks(n, [&](int64_t b, int64_t e) {
+    float xb[kF32Block], yb[kF32Block], ob[kF32Block];
+    const float xs = nx != n ? T::Load(x[0]) : 0.0f;
+    const float ys = ny != n ? T::Load(y[0]) : 0.0f;
+    for (int64_t lo = b; lo < e; lo += kF32Block) {
+      const int64_t m = std::min(kF32Block, e - lo);
+      const auto xp = LoadF32Block<T>(x, nx, n, lo, m, xb, &xs);
+      const auto yp = LoadF32Block<T>(y, ny, n, lo, m, yb, &ys);
+      RunF32Block<TO>(o, lo, m, ob, [&](auto* out) {
+        kernel(xp.first, xp.second, yp.first, yp.second, out, m);
+      });
+    }
+  });
 }
 
 // Unary float ops with a vectorized f32 implementation (vector_math.h).
@@ -160,27 +242,10 @@ inline std::optional<VecFn> VectorFn(Opcode op) {
   }
 }
 
-// out = fn(a) for a type computing in f32: f32 arrays in place of their
-// storage, narrower ones through f32 blocks on the stack (rounded once on
-// the way out, as Map1 does).
-template <typename T>
-void MapVector(VecFn fn, const Literal& a, Literal& out) {
-  const auto* x = a.data<typename T::S>();
-  auto* o = out.data<typename T::S>();
-  ForChunks(out.count(), [&](int64_t b, int64_t e) {
-    if constexpr (std::is_same_v<typename T::S, float>) {
-      VecMathF32(fn, x + b, o + b, e - b);
-    } else {
-      constexpr int64_t kBlock = 1024;
-      float in[kBlock], res[kBlock];
-      for (int64_t lo = b; lo < e; lo += kBlock) {
-        const int64_t m = std::min(kBlock, e - lo);
-        for (int64_t i = 0; i < m; ++i) in[i] = T::Load(x[lo + i]);
-        VecMathF32(fn, in, res, m);
-        for (int64_t i = 0; i < m; ++i) o[lo + i] = T::Store(res[i]);
-      }
-    }
-  });
+// o = fn(x) over n f32 elements (narrow floats reach it through
+// InF32Blocks).
+inline void MapVector(VecFn fn, const float* x, float* o, int64_t n) {
+  ForChunks(n, [&](int64_t b, int64_t e) { VecMathF32(fn, x + b, o + b, e - b); });
 }
 
 inline absl::Status Unsupported(const Node& node, PrimitiveType type) {

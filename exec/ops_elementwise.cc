@@ -15,33 +15,55 @@ using namespace elementwise_internal;  // NOLINT: this file's own helpers
 
 using PredT = PredTraits;
 
-template <typename T>
-absl::Status Compare(const Node& node, const Literal& a, const Literal& b,
-                     Literal& out) {
+// o = compare(a, b) over n elements; a and b hold n elements or one.
+template <typename T, typename S = typename T::S>
+absl::Status Compare(const Node& node, const S* a, int64_t na, const S* b,
+                     int64_t nb, uint8_t* o, int64_t n) {
   using C = typename T::C;
   const ComparisonDirection dir =
       node.attrs.comparison_direction.value_or(ComparisonDirection::kEq);
   const bool total = node.attrs.comparison_type == ComparisonType::kTotalOrder;
+  auto map = [&](auto f) { Map2<T, PredT>(a, na, b, nb, o, n, f); };
   if constexpr (T::kKind == Kind::kComplex) {
     if (dir != ComparisonDirection::kEq && dir != ComparisonDirection::kNe)
       return absl::InvalidArgumentError("ordered compare of complex values");
-    Map2<T, PredT>(a, b, out, [dir](C x, C y) {
+    map([dir](C x, C y) {
       return dir == ComparisonDirection::kEq ? x == y : x != y;
     });
   } else if constexpr (T::kKind == Kind::kFloat) {
     if (total) {
-      Map2<T, PredT>(a, b, out, [dir](C x, C y) {
+      map([dir](C x, C y) {
         return CompareValues(dir, TotalKey(x), TotalKey(y));
       });
     } else {
-      Map2<T, PredT>(a, b, out,
-                     [dir](C x, C y) { return CompareValues(dir, x, y); });
+      map([dir](C x, C y) { return CompareValues(dir, x, y); });
     }
   } else {
-    Map2<T, PredT>(a, b, out,
-                   [dir](C x, C y) { return CompareValues(dir, x, y); });
+    map([dir](C x, C y) { return CompareValues(dir, x, y); });
   }
   return absl::OkStatus();
+}
+
+// Compare of two literals; narrow floats compare their f32 values.
+template <typename T>
+absl::Status CompareLiterals(const Node& node, const Literal& a,
+                             const Literal& b, Literal& out) {
+  using S = typename T::S;
+  static_assert(std::is_same_v<typename PredT::S, uint8_t>);
+  const S* x = a.data<S>();
+  const S* y = b.data<S>();
+  uint8_t* o = out.data<uint8_t>();
+  if constexpr (kNarrowFloat<T>) {
+    InF32Blocks<T, PredT>(x, a.count(), y, b.count(), o, out.count(),
+                          [&](const float* xf, int64_t nxf, const float* yf,
+                              int64_t nyf, uint8_t* of, int64_t m) {
+                            Compare<F32Traits>(node, xf, nxf, yf, nyf, of, m)
+                                .IgnoreError();
+                          });
+    return absl::OkStatus();
+  } else {
+    return Compare<T>(node, x, a.count(), y, b.count(), o, out.count());
+  }
 }
 
 // Ops whose output element type differs from the input's.
@@ -233,7 +255,7 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in) {
   }
   if (node.op == O::kCompare && arity == 2) {
     VisitType(in[0]->type(), [&]<typename T>() {
-      st = Compare<T>(node, *in[0], *in[1], out);
+      st = CompareLiterals<T>(node, *in[0], *in[1], out);
     });
     if (!st.ok()) return st;
     return out_or;

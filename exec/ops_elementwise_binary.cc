@@ -4,13 +4,14 @@
 namespace hlo::exec::elementwise_internal {
 namespace {
 
-template <typename T>
-absl::Status Binary(const Node& node, const Literal& a, const Literal& b,
-                    Literal& out) {
+// o = op(x, y) over n elements; x and y hold n elements or one.
+template <typename T, typename S = typename T::S>
+absl::Status Binary(const Node& node, const S* x, int64_t nx, const S* y,
+                    int64_t ny, S* o, int64_t n) {
   using C = typename T::C;
   constexpr Kind k = T::kKind;
   auto map = [&](auto f) {
-    Map2<T, T>(a, b, out, f);
+    Map2<T, T>(x, nx, y, ny, o, n, f);
     return absl::OkStatus();
   };
   if constexpr (k == Kind::kFloat) {
@@ -143,7 +144,29 @@ absl::Status Binary(const Node& node, const Literal& a, const Literal& b,
 absl::Status EvalBinaryOp(const Node& node, const Literal& a, const Literal& b,
                           Literal& out) {
   absl::Status st = absl::OkStatus();
-  VisitType(out.type(), [&]<typename T>() { st = Binary<T>(node, a, b, out); });
+  VisitType(out.type(), [&]<typename T>() {
+    using S = typename T::S;
+    const S* x = a.data<S>();
+    const S* y = b.data<S>();
+    S* o = out.data<S>();
+    if constexpr (kNarrowFloat<T>) {
+      // Every float type has the same ops: try the f32 one on one element.
+      const float px = 1.0f, py = 1.0f;
+      float po;
+      if (!Binary<F32Traits>(node, &px, 1, &py, 1, &po, 1).ok()) {
+        st = Unsupported(node, T::kType);
+        return;
+      }
+      InF32Blocks<T, T>(x, a.count(), y, b.count(), o, out.count(),
+                        [&](const float* xf, int64_t nxf, const float* yf,
+                            int64_t nyf, float* of, int64_t m) {
+                          Binary<F32Traits>(node, xf, nxf, yf, nyf, of, m)
+                              .IgnoreError();
+                        });
+    } else {
+      st = Binary<T>(node, x, a.count(), y, b.count(), o, out.count());
+    }
+  });
   return st;
 }
 

@@ -4,18 +4,19 @@
 namespace hlo::exec::elementwise_internal {
 namespace {
 
-template <typename T>
-absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
+// o = op(x) over n elements; x holds n elements or one.
+template <typename T, typename S = typename T::S>
+absl::Status Unary(const Node& node, const S* x, int64_t nx, S* o, int64_t n) {
   using C = typename T::C;
   constexpr Kind k = T::kKind;
   auto map = [&](auto f) {
-    Map1<T, T>(a, out, f);
+    Map1<T, T>(x, nx, o, n, f);
     return absl::OkStatus();
   };
   if constexpr (k == Kind::kFloat) {
-    if constexpr (std::is_same_v<C, float>) {
-      if (auto fn = VectorFn(node.op); fn && a.count() == out.count()) {
-        MapVector<T>(*fn, a, out);
+    if constexpr (std::is_same_v<S, float>) {
+      if (auto fn = VectorFn(node.op); fn && nx == n) {
+        MapVector(*fn, x, o, n);
         return absl::OkStatus();
       }
     }
@@ -172,7 +173,26 @@ absl::Status Unary(const Node& node, const Literal& a, Literal& out) {
 
 absl::Status EvalUnaryOp(const Node& node, const Literal& a, Literal& out) {
   absl::Status st = absl::OkStatus();
-  VisitType(out.type(), [&]<typename T>() { st = Unary<T>(node, a, out); });
+  VisitType(out.type(), [&]<typename T>() {
+    using S = typename T::S;
+    const S* x = a.data<S>();
+    S* o = out.data<S>();
+    if constexpr (kNarrowFloat<T>) {
+      // Every float type has the same ops: try the f32 one on one element.
+      const float px = 1.0f;
+      float po;
+      if (!Unary<F32Traits>(node, &px, 1, &po, 1).ok()) {
+        st = Unsupported(node, T::kType);
+        return;
+      }
+      InF32Blocks<T, T>(x, a.count(), o, out.count(),
+                        [&](const float* xf, int64_t nxf, float* of, int64_t m) {
+                          Unary<F32Traits>(node, xf, nxf, of, m).IgnoreError();
+                        });
+    } else {
+      st = Unary<T>(node, x, a.count(), o, out.count());
+    }
+  });
   return st;
 }
 
