@@ -14,36 +14,15 @@
 #define XXH_INLINE_ALL
 #include "xxhash.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 namespace hlo::index {
 
-// A metadata symbol of a chunk, for the per-file deduplication done when
-// the chunk is emitted into a file (type 1: op_name, by its text; type 2:
-// source location, by `key`).
-struct ChunkMeta {
-  uint8_t type = 0;
-  uint64_t key = 0;
-};
-
-// The scan of a chunk of lines from a clean state: its symbols numbered
-// from line 1, strings in its own pool, and the state at its end.
-struct ScannedChunk {
-  std::vector<Symbol> symbols;
-  std::vector<PoolRef> strings;
-  std::string pool;
-  std::vector<ChunkMeta> meta;  // per symbol
-  int header_depth = 0;
-  bool in_block_comment = false;
-  bool in_header_string = false;
-  bool previous_ended_with_equals = false;
-
-  std::string_view Text(PoolRef ref) const {
-    return std::string_view(pool).substr(ref.offset, ref.size);
-  }
-};
+FileSymbols ScannedChunk::View() const {
+  FileSymbols view;
+  view.symbols = symbols;
+  view.strings = strings;
+  view.pool = pool;
+  return view;
+}
 
 namespace {
 
@@ -70,10 +49,10 @@ struct ViewHash {
 
 class Scanner {
  public:
-  // `chunk`: scan one chunk of lines (the text ends where it does), keep
-  // per-chunk metadata keys, and note lookahead that reached the end.
-  Scanner(std::string_view text, const ScanOptions& options, bool chunk = false)
-      : text_(text), options_(options), chunk_(chunk) {}
+  // To scan one chunk of lines on its own, `text` ends where the chunk
+  // does: lookahead that reaches the end is noted (hit_end).
+  Scanner(std::string_view text, const ScanOptions& options)
+      : text_(text), options_(options) {}
 
   void Reserve() {
     // Dumps run at about one symbol per 150 bytes; names average ~20 bytes.
@@ -96,61 +75,39 @@ class Scanner {
 
   FileSymbols Finish() { return std::move(out_).Finish(); }
 
-  // No value, comment or header open: where a cached chunk may start.
-  bool Clean() const {
-    return header_depth_ == 0 && !in_block_comment_ && !in_header_string_ &&
-           !previous_ended_with_equals_;
+  ScannerState state() const {
+    return ScannerState{header_depth_, in_block_comment_, in_header_string_,
+                        previous_ended_with_equals_};
+  }
+  // Continues after lines scanned elsewhere (a shared chunk).
+  void SetState(const ScannerState& state) {
+    header_depth_ = state.header_depth;
+    in_block_comment_ = state.in_block_comment;
+    in_header_string_ = state.in_header_string;
+    previous_ended_with_equals_ = state.previous_ended_with_equals;
+    module_ = kNoRef;
   }
   // A chunk's lookahead (a signature, a continued instruction) reached the
   // end of the chunk: its scan may differ from the file's.
   bool hit_end() const { return hit_end_; }
 
-  std::shared_ptr<ScannedChunk> TakeChunk() {
-    auto c = std::make_shared<ScannedChunk>();
+  // The symbols so far, as a chunk (with its prepared blocks).
+  std::unique_ptr<ScannedChunk> TakeChunk() {
+    auto c = std::make_unique<ScannedChunk>();
     c->symbols = std::move(out_.symbols);
     c->strings = std::move(out_.strings);
     c->pool = std::move(out_.pool);
-    c->meta = std::move(meta_);
-    c->header_depth = header_depth_;
-    c->in_block_comment = in_block_comment_;
-    c->in_header_string = in_header_string_;
-    c->previous_ended_with_equals = previous_ended_with_equals_;
+    c->end_state = state();
+    c->blocks = PrepareBlocks(c->View());
     return c;
   }
-
-  // Appends a chunk scanned elsewhere as if its lines had been scanned here
-  // (the chunk started from a clean state, as this scanner is now).
-  void Emit(std::shared_ptr<const ScannedChunk> chunk, uint32_t line_base) {
-    const ScannedChunk& c = *chunk;
-    // The chunk's strings (shapes, opcodes) are interned once each here.
-    string_map_.assign(c.strings.size(), kNoRef);
-    auto intern = [&](uint32_t id) {
-      uint32_t& mapped = string_map_[id];
-      if (mapped == kNoRef) mapped = Intern(c.Text(c.strings[id]));
-      return mapped;
-    };
-    for (size_t i = 0; i < c.symbols.size(); ++i) {
-      const Symbol& cs = c.symbols[i];
-      std::string_view name = c.Text(cs.name);
-      if (c.meta[i].type == 1 && !seen_op_names_.insert(name).second) continue;
-      if (c.meta[i].type == 2 && !seen_locations_.insert(c.meta[i].key).second)
-        continue;
-      Symbol s = cs;
-      s.name = AddToPool(name);
-      s.line = cs.line + line_base;
-      if (cs.shape != kNoRef) s.shape = intern(cs.shape);
-      if (cs.opcode != kNoRef) s.opcode = intern(cs.opcode);
-      if (s.kind == SymbolKind::kModule) {
-        module_ = static_cast<uint32_t>(out_.symbols.size());
-      }
-      s.module = module_;
-      out_.symbols.push_back(s);
-    }
-    header_depth_ = c.header_depth;
-    in_block_comment_ = c.in_block_comment;
-    in_header_string_ = c.in_header_string;
-    previous_ended_with_equals_ = c.previous_ended_with_equals;
-    held_.push_back(std::move(chunk));  // the sets above point into it
+  // The symbols so far; the scan goes on with empty tables.
+  FileSymbols TakeSymbols() {
+    FileSymbols taken = std::move(out_).Finish();
+    out_ = FileSymbolsBuilder();
+    interned_.clear();
+    module_ = kNoRef;
+    return taken;
   }
 
  private:
@@ -331,7 +288,6 @@ class Scanner {
     if (HasNonAscii(line_start, name_begin)) s.flags |= kFlagNonAsciiPrefix;
     s.module = module_;
     out_.symbols.push_back(s);
-    if (chunk_) meta_.push_back(ChunkMeta{});
     return out_.symbols.back();
   }
 
@@ -584,7 +540,6 @@ class Scanner {
       std::string_view text = text_.substr(op_name, op_name_end - op_name);
       if (seen_op_names_.insert(text).second) {
         Add(SymbolKind::kMetadata, op_name, op_name_end, line, line_start);
-        if (chunk_) meta_.back().type = 1;
       }
     }
     if (file_end > file) {
@@ -608,18 +563,13 @@ class Scanner {
         if (HasNonAscii(line_start, file)) s.flags |= kFlagNonAsciiPrefix;
         s.module = module_;
         out_.symbols.push_back(s);
-        if (chunk_) meta_.push_back(ChunkMeta{2, key});
       }
     }
   }
 
   std::string_view text_;
   ScanOptions options_;
-  bool chunk_ = false;
   mutable bool hit_end_ = false;  // set by const lookahead helpers
-  std::vector<ChunkMeta> meta_;  // chunk mode: per symbol
-  std::vector<std::shared_ptr<const ScannedChunk>> held_;  // emitted chunks
-  std::vector<uint32_t> string_map_;  // Emit: chunk string id -> ours
   FileSymbolsBuilder out_;
   uint32_t module_ = kNoRef;
   bool in_block_comment_ = false;
@@ -657,143 +607,78 @@ bool SymbolKindFromName(std::string_view name, SymbolKind* kind) {
   return false;
 }
 
-namespace {
-
-// Chunks end after a blank line or a line whose cheap hash has its top
-// bits clear (about 1 in 32), once they hold a few lines, or past a size:
-// cut points that depend on content only, so that an edit moves no others.
-constexpr uint32_t kChunkMinLines = 8;
-constexpr size_t kChunkMaxBytes = 64 << 10;
-
-inline bool CutAfterLine(const char* p, size_t len) {
-  if (len == 0 || (len == 1 && p[0] == '\r')) return true;
-  uint64_t a = 0, b = 0;
-  if (len >= 16) {
-    std::memcpy(&a, p + len - 8, 8);
-    std::memcpy(&b, p + len / 2, 8);
-  } else {
-    std::memcpy(&a, p, std::min<size_t>(len, 8));
-  }
-  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ len) * 0xFF51AFD7ED558CCDull;
-  return (h >> 59) == 0;
-}
-
-}  // namespace
-
-ChunkedText CutChunks(std::string_view text, const ScanOptions& options) {
-  ChunkedText out;
-  ChunkedText::Chunk c;
-  size_t line_start = 0;
-  // Called with the position of each '\n' (and the end of a last line
-  // without one), in order.
-  auto end_line = [&](size_t end) {
-    ++c.lines;
-    bool cut = c.lines >= kChunkMinLines &&
-               CutAfterLine(text.data() + line_start, end - line_start);
-    line_start = std::min(end + 1, text.size());
-    if (cut || line_start - c.begin >= kChunkMaxBytes ||
-        line_start == text.size()) {
-      c.end = line_start;
-      XXH128_hash_t h = XXH3_128bits_withSeed(
-          text.data() + c.begin, c.end - c.begin, options.metadata ? 1 : 0);
-      c.key = {h.low64, h.high64};
-      out.chunks.push_back(c);
-      c = ChunkedText::Chunk();
-      c.begin = line_start;
-    }
-  };
-  const char* data = text.data();
-  const size_t n = text.size();
-  size_t i = 0;
-#ifdef __SSE2__
-  // Newlines 64 bytes at a time, as a bit mask (lines are short: a memchr
-  // call per line cost more than the scan itself).
-  const __m128i newline = _mm_set1_epi8('\n');
-  auto mask16 = [&](size_t at) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + at));
-    return static_cast<uint64_t>(
-        static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline))));
-  };
-  for (; i + 64 <= n; i += 64) {
-    uint64_t m = mask16(i) | mask16(i + 16) << 16 | mask16(i + 32) << 32 |
-                 mask16(i + 48) << 48;
-    while (m != 0) {
-      end_line(i + static_cast<size_t>(__builtin_ctzll(m)));
-      m &= m - 1;
-    }
-  }
-#endif
-  for (; i < n; ++i) {
-    if (data[i] == '\n') end_line(i);
-  }
-  if (line_start < n) end_line(n);
-  // The whole text's hash: its chunks' hashes, in order, and its size.
-  std::vector<uint64_t> keys;
-  keys.reserve(out.chunks.size() * 2 + 1);
-  for (const ChunkedText::Chunk& chunk : out.chunks) {
-    keys.push_back(chunk.key.first);
-    keys.push_back(chunk.key.second);
-  }
-  keys.push_back(text.size());
-  XXH128_hash_t h = XXH3_128bits(keys.data(), keys.size() * sizeof(uint64_t));
-  out.hash = {h.low64, h.high64};
-  return out;
-}
-
-FileSymbols ScanSymbols(std::string_view text, const ChunkedText& chunked,
-                        const ScanOptions& options, ChunkCache* cache) {
+SegmentedFile ScanSegments(std::string_view text, const ChunkedText& chunked,
+                           const ScanOptions& options, ChunkCache* cache) {
+  SegmentedFile out;
+  // Scans what cannot come from a shared chunk, carrying the file's state.
   Scanner file(text, options);
-  file.Reserve();
+  bool own_open = false;  // `file` holds symbols of an unfinished segment
+  uint32_t own_base = 0;
+  auto finish_own = [&] {
+    if (!own_open) return;
+    FileSegment segment;
+    segment.symbols = file.TakeSymbols();
+    segment.blocks = PrepareBlocks(segment.symbols);
+    segment.symbol_base = own_base;
+    out.symbol_count += static_cast<uint32_t>(segment.symbols.symbols.size());
+    if (!segment.symbols.symbols.empty()) {
+      out.segments.push_back(std::move(segment));
+    }
+    own_open = false;
+  };
   uint32_t line = 0;
   for (const ChunkedText::Chunk& c : chunked.chunks) {
-    const size_t begin = c.begin, pos = c.end;
-    const uint32_t lines = c.lines;
-    if (file.Clean()) {
-      const std::pair<uint64_t, uint64_t> key = c.key;
-      std::shared_ptr<const ScannedChunk> chunk = cache->Find(key);
+    if (file.state().Clean()) {
+      ScannedChunk* chunk = cache->Find(c.key);
       if (chunk == nullptr) {
-        Scanner scan(text.substr(0, pos), options, /*chunk=*/true);
-        scan.ScanRange(begin, pos, 0);
-        if (!scan.hit_end()) {
-          chunk = scan.TakeChunk();
-          cache->Insert(key, chunk);
-        }
+        Scanner scan(text.substr(0, c.end), options);
+        scan.ScanRange(c.begin, c.end, 0);
+        if (!scan.hit_end()) chunk = cache->Insert(c.key, scan.TakeChunk());
       }
       if (chunk != nullptr) {
-        file.Emit(std::move(chunk), line);
-        line += lines;
+        finish_own();
+        file.SetState(chunk->end_state);
+        FileSegment segment;
+        segment.line_base = line;
+        segment.symbol_base = out.symbol_count;
+        out.symbol_count += static_cast<uint32_t>(chunk->symbols.size());
+        segment.chunk = chunk;
+        if (!segment.chunk->symbols.empty()) {
+          out.segments.push_back(std::move(segment));
+        }
+        line += c.lines;
         continue;
       }
     }
-    file.ScanRange(begin, pos, line);
-    line += lines;
+    if (!own_open) {
+      own_open = true;
+      own_base = out.symbol_count;
+    }
+    file.ScanRange(c.begin, c.end, line);
+    line += c.lines;
   }
-  return file.Finish();
+  finish_own();
+  return out;
 }
 
 ChunkCache::ChunkCache() = default;
 ChunkCache::~ChunkCache() = default;
 
-std::shared_ptr<const ScannedChunk> ChunkCache::Find(
-    std::pair<uint64_t, uint64_t> key) {
+ScannedChunk* ChunkCache::Find(std::pair<uint64_t, uint64_t> key) {
   Shard& shard = shards_[key.first % kShards];
   std::lock_guard<std::mutex> lock(shard.mutex);
   auto it = shard.chunks.find(key);
-  return it == shard.chunks.end() ? nullptr : it->second;
+  return it == shard.chunks.end() ? nullptr : it->second.get();
 }
 
-void ChunkCache::Insert(std::pair<uint64_t, uint64_t> key,
-                        std::shared_ptr<const ScannedChunk> chunk) {
+ScannedChunk* ChunkCache::Insert(std::pair<uint64_t, uint64_t> key,
+                                 std::unique_ptr<ScannedChunk> chunk) {
   Shard& shard = shards_[key.first % kShards];
   std::lock_guard<std::mutex> lock(shard.mutex);
-  shard.chunks.try_emplace(key, std::move(chunk));
+  return shard.chunks.try_emplace(key, std::move(chunk)).first->second.get();
 }
 
-FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options,
-                        ChunkCache* cache) {
-  if (cache != nullptr) {
-    return ScanSymbols(text, CutChunks(text, options), options, cache);
-  }
+FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options) {
   Scanner scanner(text, options);
   scanner.Reserve();
   scanner.ScanRange(0, text.size(), 0);

@@ -39,7 +39,7 @@ struct WorkspaceIndex::FileEntry {
 // block uses)): which records carry a name, and where each block is used.
 struct WorkspaceIndex::Tables {
   uint64_t generation = 0;
-  bool has_postings = true;  // false: only order and rank are filled
+  bool has_postings = true;     // false: only order and rank are filled
   std::vector<uint64_t> masks;  // CharMask per name id (fuzzy.h)
   // Records of name i: postings[post_begin[i] .. post_begin[i + 1]), as
   // (block, offset in block).
@@ -313,8 +313,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
           ++shards_stale_;
         }
       }
-      FileSymbols symbols;
-      std::vector<PreparedBlock> blocks;
+      SegmentedFile segmented;
       bool ok = true;
       bool copied = false;  // from a file with the same content
       if (hit == nullptr) {
@@ -350,18 +349,9 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
               copied = true;
             }
           }
-          if (!copied) {
-            if (entry->is_hlo) {
-              symbols = ScanSymbols(bytes, cut, {}, &chunks);
-              blocks = PrepareBlocks(symbols);
-            }
-            entry->symbol_count = static_cast<uint32_t>(symbols.symbols.size());
-            for (const Symbol& s : symbols.symbols) {
-              if (s.kind == SymbolKind::kModule) {
-                entry->module_name = std::string(symbols.Name(s));
-                break;
-              }
-            }
+          if (!copied && entry->is_hlo) {
+            segmented = ScanSegments(bytes, cut, {}, &chunks);
+            entry->symbol_count = segmented.symbol_count;
           }
           ++files_scanned_;
         }
@@ -390,7 +380,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
           }
           ++shards_loaded_;
         } else if (!copied) {
-          store_.Merge(symbols, blocks, &entry->uses, &entry->modules);
+          MergeSegments(segmented, entry.get());
         }
         entry->uses.shrink_to_fit();
         entry->dump =
@@ -407,6 +397,44 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
   std::unique_lock<std::shared_mutex> lock(mutex_);
   for (size_t i = 0; i < files.size(); ++i) {
     if (missing[i]) EraseFile(AbsoluteNormal(files[i]));
+  }
+}
+
+void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
+                                   FileEntry* entry) {
+  for (const FileSegment& segment : file.segments) {
+    if (segment.chunk != nullptr) {
+      // A shared chunk is merged once; every file using it then costs a
+      // copy of its few block uses.
+      ScannedChunk& chunk = *segment.chunk;
+      if (!chunk.merged) {
+        store_.Merge(chunk.View(), chunk.blocks, &chunk.uses, &chunk.modules);
+        chunk.merged = true;
+      }
+      for (BlockUse use : chunk.uses) {
+        use.base_line += segment.line_base;
+        use.first_symbol += segment.symbol_base;
+        entry->uses.push_back(use);
+      }
+      for (auto [first, name] : chunk.modules) {
+        entry->modules.push_back({first + segment.symbol_base, name});
+      }
+      continue;
+    }
+    size_t first_use = entry->uses.size();
+    size_t first_module = entry->modules.size();
+    store_.Merge(segment.symbols, segment.blocks, &entry->uses,
+                 &entry->modules);
+    for (size_t i = first_use; i < entry->uses.size(); ++i) {
+      entry->uses[i].first_symbol += segment.symbol_base;
+    }
+    for (size_t i = first_module; i < entry->modules.size(); ++i) {
+      entry->modules[i].first += segment.symbol_base;
+    }
+  }
+  if (!entry->modules.empty()) {
+    entry->module_name =
+        std::string(store_.names().Get(entry->modules[0].second));
   }
 }
 
@@ -735,6 +763,22 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
   };
 
   std::vector<Hit> hits;
+  // A file's metadata symbol (op_name, source location) is reported once, at
+  // its first line: shared chunks keep one per chunk, not per file.
+  absl::flat_hash_map<std::pair<uint32_t, uint32_t>, uint32_t> metadata_hit;
+  auto add_hit = [&](const Hit& hit) {
+    const Record& r = record_of(hit);
+    if (r.kind == static_cast<uint8_t>(SymbolKind::kMetadata)) {
+      auto [it, inserted] = metadata_hit.try_emplace(
+          std::make_pair(hit.file, r.name), static_cast<uint32_t>(hits.size()));
+      if (!inserted) {
+        Hit& kept = hits[it->second];
+        if (line_of(hit) < line_of(kept)) kept = hit;
+        return;
+      }
+    }
+    hits.push_back(hit);
+  };
   if (query.has_name_part() && !t.has_postings) {
     // No postings (a one-shot index): score every name, then one pass over
     // the stored records marks the blocks holding a match, and one over the
@@ -766,7 +810,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
         std::span<const Record> block = store_.Block(uses[u].block);
         for (uint32_t o = 0; o < block.size(); ++o) {
           if (!record_hits(block[o]) || !use_passes(f, u, o)) continue;
-          hits.push_back(Hit{f, u, o, scores[block[o].name]});
+          add_hit(Hit{f, u, o, scores[block[o].name]});
         }
       }
     }
@@ -809,7 +853,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
         for (uint32_t u = t.use_begin[block]; u < t.use_begin[block + 1]; ++u) {
           auto [f, use] = t.uses[u];
           if (!use_passes(f, use, offset)) continue;
-          hits.push_back(Hit{f, use, offset, score});
+          add_hit(Hit{f, use, offset, score});
         }
       }
     }
@@ -823,7 +867,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
         std::span<const Record> block = store_.Block(uses[u].block);
         for (uint32_t o = 0; o < block.size(); ++o) {
           if (!record_passes(block[o]) || !use_passes(f, u, o)) continue;
-          hits.push_back(Hit{f, u, o, 0.0});
+          add_hit(Hit{f, u, o, 0.0});
         }
       }
       if (limit != 0 && hits.size() >= limit) break;

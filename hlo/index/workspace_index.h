@@ -26,6 +26,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "hlo/index/dump_name.h"
+#include "hlo/index/scanner.h"
 #include "hlo/index/shard.h"
 #include "hlo/index/store.h"
 #include "hlo/index/symbols.h"
@@ -129,6 +130,10 @@ class WorkspaceIndex {
                   const FolderCache* cache);
   // Caller holds mutex_ exclusively.
   void PutFile(std::unique_ptr<FileEntry> entry);
+  // Adds a scanned file's blocks to the store and its uses to `entry`
+  // (merging each shared chunk on first sight). Caller holds mutex_
+  // exclusively.
+  void MergeSegments(const SegmentedFile& file, FileEntry* entry);
   void EraseFile(const std::string& path);
   void ForgetContent(uint32_t id);
   void MarkDirty(std::string_view path);

@@ -1,10 +1,12 @@
-// ScanSymbols with a ChunkCache must give exactly what a plain scan gives:
-// the same symbols, positions, flags, modules and strings, on first sight
-// of a text and when its chunks come from the cache (in the same file, in a
-// copy with lines added or removed, or after other files).
+// ScanSegments must give what a plain scan gives: the same symbols,
+// positions, flags, modules and strings, on first sight of a text and when
+// its chunks come from the cache (in the same file, in a copy with lines
+// added or removed, or after other files); metadata symbols may repeat once
+// per segment, and the first of each per file is the plain scan's.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,25 +19,53 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Describe(const FileSymbols& f, const Symbol& s) {
+std::string Describe(const FileSymbols& f, const Symbol& s, uint32_t line,
+                     std::string_view module) {
   std::ostringstream out;
-  out << static_cast<int>(s.kind) << " " << f.Name(s) << " " << s.line << ":"
+  out << static_cast<int>(s.kind) << " " << f.Name(s) << " " << line << ":"
       << s.column << " flags=" << int{s.flags} << " mask=" << s.name_mask
-      << " module=" << s.module << " op=" << f.String(s.opcode)
+      << " module=" << module << " op=" << f.String(s.opcode)
       << " shape=" << f.String(s.shape);
   return out.str();
+}
+
+// The file's symbols in order, described; metadata only at its first
+// occurrence by name.
+std::vector<std::string> Flatten(const SegmentedFile& file) {
+  std::vector<std::string> out;
+  std::set<std::string, std::less<>> seen_metadata;
+  std::string module;
+  uint32_t count = 0;
+  for (const FileSegment& segment : file.segments) {
+    FileSymbols f = segment.chunk ? segment.chunk->View() : segment.symbols;
+    EXPECT_EQ(segment.symbol_base, count);
+    count += static_cast<uint32_t>(f.symbols.size());
+    for (const Symbol& s : f.symbols) {
+      if (s.kind == SymbolKind::kModule) module = std::string(f.Name(s));
+      if (s.kind == SymbolKind::kMetadata &&
+          !seen_metadata.insert(std::string(f.Name(s))).second) {
+        continue;
+      }
+      out.push_back(Describe(f, s, s.line + segment.line_base, module));
+    }
+  }
+  EXPECT_EQ(count, file.symbol_count);
+  return out;
 }
 
 // Fails with the first differing symbol.
 void ExpectSameScan(const std::string& text, ChunkCache* cache,
                     const std::string& what) {
   FileSymbols plain = ScanSymbols(text);
-  FileSymbols chunked = ScanSymbols(text, {}, cache);
-  ASSERT_EQ(plain.symbols.size(), chunked.symbols.size()) << what;
-  for (size_t i = 0; i < plain.symbols.size(); ++i) {
-    ASSERT_EQ(Describe(plain, plain.symbols[i]),
-              Describe(chunked, chunked.symbols[i]))
-        << what << ", symbol " << i;
+  std::vector<std::string> expected;
+  for (const Symbol& s : plain.symbols) {
+    expected.push_back(Describe(plain, s, s.line, plain.ModuleName(s)));
+  }
+  std::vector<std::string> got =
+      Flatten(ScanSegments(text, CutChunks(text), {}, cache));
+  ASSERT_EQ(expected.size(), got.size()) << what;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_EQ(expected[i], got[i]) << what << ", symbol " << i;
   }
 }
 
@@ -101,6 +131,47 @@ TEST(ScannerChunksTest, SameAsPlainScan) {
   }
 }
 
+// Chunks tile the text at line ends, count its lines, and depend on
+// content only: a few lines added in front leave the later chunks alone.
+TEST(ScannerChunksTest, ChunksTileTheTextAtLineEnds) {
+  std::vector<std::string> texts = Texts();
+  texts.push_back("no newline at all");
+  texts.push_back(std::string(200, 'x') + "\r\n" + std::string(70, '\n'));
+  texts.push_back(std::string(300 << 10, 'y'));  // one line over the cap
+  std::string many;  // ~400 KB of distinct instruction lines
+  for (int i = 0; many.size() < (400 << 10); ++i) {
+    many += "  %x." + std::to_string(i) + " = f32[" + std::to_string(i % 97) +
+            "] add(%y." + std::to_string(i * 7) + ", %z)\n";
+  }
+  texts.push_back(many);
+  for (const std::string& text : texts) {
+    ChunkedText cut = CutChunks(text);
+    size_t pos = 0;
+    uint64_t lines = 0;
+    for (const ChunkedText::Chunk& c : cut.chunks) {
+      ASSERT_EQ(c.begin, pos);
+      ASSERT_GT(c.end, c.begin);
+      ASSERT_TRUE(c.end == text.size() || text[c.end - 1] == '\n');
+      uint32_t newlines = static_cast<uint32_t>(
+          std::count(text.begin() + c.begin, text.begin() + c.end, '\n'));
+      ASSERT_EQ(c.lines, newlines + (text[c.end - 1] != '\n' ? 1 : 0));
+      lines += c.lines;
+      pos = c.end;
+    }
+    ASSERT_EQ(pos, text.size());
+    EXPECT_EQ(lines, std::count(text.begin(), text.end(), '\n') +
+                         (text.back() != '\n' ? 1 : 0));
+    if (text.size() < 256 << 10) continue;
+    ChunkedText shifted = CutChunks("// one\n// two\n// three\n" + text);
+    std::set<std::pair<uint64_t, uint64_t>> keys;
+    for (const ChunkedText::Chunk& c : cut.chunks) keys.insert(c.key);
+    size_t shared = 0;
+    for (const ChunkedText::Chunk& c : shifted.chunks)
+      shared += keys.count(c.key);
+    EXPECT_GE(shared + 3, cut.chunks.size()) << "of " << cut.chunks.size();
+  }
+}
+
 TEST(ScannerChunksTest, StateAcrossChunks) {
   // Headers, comments and values that run over many lines, a signature
   // broken over lines, a tuple shape over lines, and repeats of each.
@@ -120,7 +191,8 @@ TEST(ScannerChunksTest, StateAcrossChunks) {
   std::string text;
   for (int i = 0; i < 12; ++i) {
     text += unit;
-    for (int j = 0; j < i; ++j) text += "  %pad" + std::to_string(j) + " = f32[] constant(0)\n";
+    for (int j = 0; j < i; ++j)
+      text += "  %pad" + std::to_string(j) + " = f32[] constant(0)\n";
   }
   ChunkCache cache;
   ExpectSameScan(text, &cache, "first");

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include <tuple>
 
 #include "gtest/gtest.h"
+#include "hlo/index/scanner.h"
 #include "hlo/index/shard.h"
 #include "test_dir.h"
 
@@ -362,6 +364,52 @@ TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
   tabled.Refresh({added});
   EXPECT_EQ(Query(tabled, "kind:module module:late").size(), 1u);
   EXPECT_FALSE(Query(tabled, "late").empty());
+}
+
+// Shared chunks keep a metadata symbol once per chunk; a query still gives
+// one per file, at its first line, as a plain scan of the file does.
+TEST(WorkspaceIndexTest, MetadataOncePerFileAtItsFirstLine) {
+  TempDir dir;
+  std::string text = "HloModule meta\n\nENTRY main {\n";
+  for (int i = 0; i < 300; ++i) {
+    text += "  %a." + std::to_string(i) + " = f32[2] add(%a, %a), metadata={" +
+            "op_name=\"jit(f)/dense/add\" source_file=\"model.py\" " +
+            "source_line=" + std::to_string(7 + i % 2) + "}\n";
+    if (i % 20 == 19) text += "\n";  // blank lines end chunks
+  }
+  text += "  ROOT %r = f32[2] add(%a, %a)\n}\n";
+  WriteFile(dir.path() / "one.hlo", text);
+  WriteFile(dir.path() / "two.hlo", "HloModule other\n\n" + text);
+  FileSymbols plain = ScanSymbols(text);
+  std::vector<uint32_t> expected_lines;  // op_name, model.py:7, model.py:8
+  for (const Symbol& s : plain.symbols) {
+    if (s.kind == SymbolKind::kMetadata) expected_lines.push_back(s.line);
+  }
+  ASSERT_EQ(expected_lines.size(), 3u);
+  for (bool table : {false, true}) {
+    IndexOptions options = NoCache();
+    options.name_table = table;
+    WorkspaceIndex index(options);
+    index.AddFolder(dir.path());
+    for (std::string_view q :
+         {"kind:metadata dense/add", "kind:metadata model.py"}) {
+      std::map<std::string, std::vector<uint32_t>> lines;
+      for (const SymbolMatch& m : Query(index, q)) {
+        lines[fs::path(m.path).filename().string()].push_back(m.line);
+      }
+      ASSERT_EQ(lines.size(), 2u) << q;
+      std::vector<uint32_t> one = lines["one.hlo"], two = lines["two.hlo"];
+      std::sort(one.begin(), one.end());
+      std::sort(two.begin(), two.end());
+      std::vector<uint32_t> want =
+          q.find("dense") != std::string_view::npos
+              ? std::vector<uint32_t>{expected_lines[0]}
+              : std::vector<uint32_t>{expected_lines[1], expected_lines[2]};
+      EXPECT_EQ(one, want) << q << " table " << table;
+      for (uint32_t& line : want) line += 2;  // two.hlo has two more lines
+      EXPECT_EQ(two, want) << q << " table " << table;
+    }
+  }
 }
 
 TEST(WorkspaceIndexTest, QueriesRunWhileIndexing) {
