@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "xxhash.h"
 
@@ -15,76 +16,82 @@
 namespace hlo::index {
 namespace {
 
-constexpr uint32_t kChunkMinLines = 16;
+constexpr uint32_t kChunkMinLines = 32;
 constexpr size_t kChunkMaxBytes = 64 << 10;
 
-// About one line in 32 ends a chunk: a hash of its last eight bytes, eight
-// from its middle and its length.
-inline bool CutAfterLine(const char* p, size_t len) {
-  if (len == 0 || (len == 1 && p[0] == '\r')) return true;
-  uint64_t a = 0, b = 0;
-  if (len >= 16) {
-    std::memcpy(&a, p + len - 8, 8);
-    std::memcpy(&b, p + len / 2, 8);
-  } else {
-    std::memcpy(&a, p, std::min<size_t>(len, 8));
-  }
-  uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ len) * 0xFF51AFD7ED558CCDull;
-  return (h >> 58) == 0;
+// A line may end a chunk when it is blank, or when its last four bytes
+// b1..b4 (b1 just before the '\n'; bytes before the text count as 0) give
+// (b1 ^ b3 ^ (b2 + b4)) & 127 == 42: about one line in 128, decided by bytes
+// at fixed offsets from each '\n', so that 64 of them are tested at once
+// with vector compares instead of a hash per line.
+constexpr uint8_t kCutBits = 127;
+constexpr uint8_t kCutValue = 42;
+
+inline uint8_t ByteBefore(const char* data, size_t pos, size_t back) {
+  return pos >= back ? static_cast<uint8_t>(data[pos - back]) : 0;
+}
+inline bool MayCutAt(const char* data, size_t newline) {
+  const uint8_t b1 = ByteBefore(data, newline, 1);
+  const uint8_t b2 = ByteBefore(data, newline, 2);
+  if (newline == 0 || b1 == '\n' || (b1 == '\r' && b2 == '\n')) return true;
+  const uint8_t b3 = ByteBefore(data, newline, 3);
+  const uint8_t b4 = ByteBefore(data, newline, 4);
+  return ((b1 ^ b3 ^ static_cast<uint8_t>(b2 + b4)) & kCutBits) == kCutValue;
 }
 
-// The chunk being built, fed every line end in order.
+// The chunk being built, fed the text 64 bytes at a time: masks of its
+// newlines and of the newlines that may end a chunk.
 class Cutter {
  public:
-  Cutter(std::string_view text, const ScanOptions& options, ChunkedText* out)
-      : data_(text.data()),
-        size_(text.size()),
-        seed_(options.metadata ? 1 : 0),
-        out_(out) {}
+  // `size`: what the text's size is expected to be (Finish may correct it).
+  Cutter(const char* data, size_t size, const ScanOptions& options,
+         ChunkedText* out)
+      : data_(data), size_(size), seed_(options.metadata ? 1 : 0), out_(out) {}
 
-  // A line ends at `end` (its '\n', or the end of the text).
-  [[gnu::always_inline]] inline void EndLine(size_t end) {
-    ++chunk_.lines;
-    const bool cut = chunk_.lines >= kChunkMinLines &&
-                     CutAfterLine(data_ + line_start_, end - line_start_);
-    line_start_ = std::min(end + 1, size_);
-    if (cut || line_start_ - chunk_.begin >= kChunkMaxBytes ||
-        line_start_ == size_) {
-      Emit();
-    }
-  }
-
-  // The 64 bytes at `at` (at + 64 <= size), whose newlines are the bits of
-  // `newlines`. Lines that cannot end a chunk (too few lines yet) are only
-  // counted.
-  [[gnu::always_inline]] inline void Block(size_t at, uint64_t newlines) {
+  // The 64 bytes at `at` (at + 64 <= size). Most blocks have no cut
+  // candidate: their lines are only counted.
+  [[gnu::always_inline]] inline void Block(size_t at, uint64_t newlines,
+                                           uint64_t candidates) {
     if (newlines == 0) return;
-    const uint32_t count =
-        static_cast<uint32_t>(__builtin_popcountll(newlines));
-    if (chunk_.lines + count < kChunkMinLines && at + 64 < size_ &&
+    if (candidates == 0 && at + 64 < size_ &&
         at + 64 - chunk_.begin < kChunkMaxBytes) {
-      chunk_.lines += count;
+      chunk_.lines += static_cast<uint32_t>(__builtin_popcountll(newlines));
       line_start_ = at + 64 - static_cast<size_t>(__builtin_clzll(newlines));
       return;
     }
     do {
-      EndLine(at + static_cast<size_t>(__builtin_ctzll(newlines)));
+      const int bit = __builtin_ctzll(newlines);
+      EndLine(at + static_cast<size_t>(bit), (candidates >> bit) & 1);
       newlines &= newlines - 1;
     } while (newlines != 0);
   }
 
-  // The bytes from `from` on, one at a time; then a last line without '\n'.
-  void Finish(size_t from) {
+  // The text ends at `size`: the bytes from `from` on, one at a time, then
+  // a last line without '\n'.
+  void Finish(size_t from, size_t size) {
+    size_ = size;
     for (size_t i = from; i < size_; ++i) {
-      if (data_[i] == '\n') EndLine(i);
+      if (data_[i] == '\n') EndLine(i, MayCutAt(data_, i));
     }
-    if (line_start_ < size_) EndLine(size_);
+    if (line_start_ < size_) EndLine(size_, false);
+    // The text came out shorter than expected, right after a line.
+    if (chunk_.lines > 0) Emit();
   }
 
   const char* data() const { return data_; }
   size_t size() const { return size_; }
 
  private:
+  // A line ends at `end` (its '\n', or the end of the text).
+  [[gnu::always_inline]] inline void EndLine(size_t end, bool candidate) {
+    ++chunk_.lines;
+    line_start_ = std::min(end + 1, size_);
+    if ((candidate && chunk_.lines >= kChunkMinLines) ||
+        line_start_ - chunk_.begin >= kChunkMaxBytes || line_start_ == size_) {
+      Emit();
+    }
+  }
+
   [[gnu::noinline]] void Emit() {
     chunk_.end = line_start_;
     XXH128_hash_t h = XXH3_128bits_withSeed(data_ + chunk_.begin,
@@ -103,76 +110,133 @@ class Cutter {
   size_t line_start_ = 0;
 };
 
-// Newline masks 64 bytes at a time (lines are short: a memchr call per line
-// cost more than the scan itself), with the widest vectors the CPU has.
-// Each returns where the byte-at-a-time tail starts.
+// The vector loops start at byte 64, so that the four bytes before each
+// position can be loaded; the first 64 bytes and the tail go one at a time.
+// Each returns where its loop stopped.
 #if defined(__x86_64__)
-[[gnu::target("avx512bw,popcnt,lzcnt,bmi")]] size_t CutAvx512(Cutter& cut) {
+[[gnu::target("avx512bw,popcnt,lzcnt,bmi")]] size_t CutAvx512(Cutter& cut,
+                                                              size_t from,
+                                                              size_t to) {
+  const char* data = cut.data();
   const __m512i newline = _mm512_set1_epi8('\n');
-  size_t i = 0;
-  for (; i + 64 <= cut.size(); i += 64) {
-    __m512i v = _mm512_loadu_si512(cut.data() + i);
-    cut.Block(i, _mm512_cmpeq_epi8_mask(v, newline));
+  const __m512i cr = _mm512_set1_epi8('\r');
+  const __m512i bits = _mm512_set1_epi8(kCutBits);
+  const __m512i value = _mm512_set1_epi8(kCutValue);
+  size_t i = from;
+  for (; i + 64 <= to; i += 64) {
+    const char* p = data + i;
+    const uint64_t nl = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p), newline);
+    if (nl == 0) continue;
+    const __m512i b1 = _mm512_loadu_si512(p - 1);
+    const __m512i b2 = _mm512_loadu_si512(p - 2);
+    const __m512i b3 = _mm512_loadu_si512(p - 3);
+    const __m512i b4 = _mm512_loadu_si512(p - 4);
+    const __m512i h = _mm512_and_si512(
+        _mm512_xor_si512(_mm512_xor_si512(b1, b3), _mm512_add_epi8(b2, b4)),
+        bits);
+    const uint64_t blank =
+        _mm512_cmpeq_epi8_mask(b1, newline) |
+        (_mm512_cmpeq_epi8_mask(b1, cr) & _mm512_cmpeq_epi8_mask(b2, newline));
+    cut.Block(i, nl, nl & (blank | _mm512_cmpeq_epi8_mask(h, value)));
   }
   return i;
 }
 
-[[gnu::target("avx2,popcnt,lzcnt,bmi")]] size_t CutAvx2(Cutter& cut) {
+[[gnu::target("avx2")]] inline __m256i Load32(const char* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+[[gnu::target("avx2")]] inline uint64_t Mask32(__m256i a, __m256i b) {
+  return static_cast<uint64_t>(
+      static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b))));
+}
+// Newlines (in *newlines) and cut candidates of the 32 bytes at p.
+[[gnu::target("avx2")]] inline uint64_t Candidates32(const char* p,
+                                                     uint64_t* newlines) {
   const __m256i newline = _mm256_set1_epi8('\n');
-  size_t i = 0;
-  for (; i + 64 <= cut.size(); i += 64) {
-    const char* p = cut.data() + i;
-    __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
-    uint64_t m = static_cast<uint32_t>(
-                     _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, newline))) |
-                 static_cast<uint64_t>(static_cast<uint32_t>(
-                     _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, newline))))
-                     << 32;
-    cut.Block(i, m);
+  *newlines = Mask32(Load32(p), newline);
+  if (*newlines == 0) return 0;
+  const __m256i b1 = Load32(p - 1), b2 = Load32(p - 2);
+  const __m256i h =
+      _mm256_and_si256(_mm256_xor_si256(_mm256_xor_si256(b1, Load32(p - 3)),
+                                        _mm256_add_epi8(b2, Load32(p - 4))),
+                       _mm256_set1_epi8(kCutBits));
+  return *newlines &
+         (Mask32(b1, newline) |
+          (Mask32(b1, _mm256_set1_epi8('\r')) & Mask32(b2, newline)) |
+          Mask32(h, _mm256_set1_epi8(kCutValue)));
+}
+
+[[gnu::target("avx2,popcnt,lzcnt,bmi")]] size_t CutAvx2(Cutter& cut,
+                                                        size_t from,
+                                                        size_t to) {
+  size_t i = from;
+  for (; i + 64 <= to; i += 64) {
+    uint64_t nl_lo, nl_hi;
+    const uint64_t c_lo = Candidates32(cut.data() + i, &nl_lo);
+    const uint64_t c_hi = Candidates32(cut.data() + i + 32, &nl_hi);
+    cut.Block(i, nl_lo | nl_hi << 32, c_lo | c_hi << 32);
   }
   return i;
 }
 
-size_t CutSse2(Cutter& cut) {
-  const __m128i newline = _mm_set1_epi8('\n');
-  auto mask16 = [&](const char* p) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    return static_cast<uint64_t>(
-        static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline))));
-  };
-  size_t i = 0;
-  for (; i + 64 <= cut.size(); i += 64) {
-    const char* p = cut.data() + i;
-    cut.Block(i, mask16(p) | mask16(p + 16) << 16 | mask16(p + 32) << 32 |
-                     mask16(p + 48) << 48);
-  }
-  return i;
-}
-
-size_t CutVectorized(Cutter& cut) {
+size_t CutVectorized(Cutter& cut, size_t from, size_t to) {
   static const int level = __builtin_cpu_supports("avx512bw") ? 2
                            : __builtin_cpu_supports("avx2")   ? 1
                                                               : 0;
   switch (level) {
     case 2:
-      return CutAvx512(cut);
+      return CutAvx512(cut, from, to);
     case 1:
-      return CutAvx2(cut);
+      return CutAvx2(cut, from, to);
     default:
-      return CutSse2(cut);
+      return from;
   }
 }
 #else
-size_t CutVectorized(Cutter&) { return 0; }
+size_t CutVectorized(Cutter&, size_t from, size_t) { return from; }
 #endif
 
 }  // namespace
 
-ChunkedText CutChunks(std::string_view text, const ScanOptions& options) {
+struct ChunkCutter::State {
+  State(const char* data, size_t size, const ScanOptions& options)
+      : cutter(data, size, options, &out) {}
   ChunkedText out;
-  Cutter cut(text, options, &out);
-  cut.Finish(CutVectorized(cut));
+  Cutter cutter;
+  size_t next = 0;  // bytes cut so far
+};
+
+ChunkCutter::ChunkCutter(const char* data, size_t expected_size,
+                         const ScanOptions& options)
+    : data_(data),
+      expected_size_(expected_size),
+      state_(std::make_unique<State>(data, expected_size, options)) {}
+
+ChunkCutter::~ChunkCutter() = default;
+
+void ChunkCutter::Advance(size_t available) {
+  State& s = *state_;
+  available = std::min(available, expected_size_);
+  if (s.next == 0) {
+    // The first 64 bytes as one block tested byte by byte: the vector loops
+    // look 4 bytes back.
+    if (available < 128) return;
+    uint64_t newlines = 0, candidates = 0;
+    for (size_t i = 0; i < 64; ++i) {
+      if (data_[i] != '\n') continue;
+      newlines |= uint64_t{1} << i;
+      if (MayCutAt(data_, i)) candidates |= uint64_t{1} << i;
+    }
+    s.cutter.Block(0, newlines, candidates);
+    s.next = 64;
+  }
+  s.next = CutVectorized(s.cutter, s.next, available);
+}
+
+ChunkedText ChunkCutter::Finish(size_t size) {
+  State& s = *state_;
+  s.cutter.Finish(std::min(s.next, size), size);
+  ChunkedText out = std::move(s.out);
   // The whole text's hash: its chunks' hashes, in order, and its size.
   std::vector<uint64_t> keys;
   keys.reserve(out.chunks.size() * 2 + 1);
@@ -180,10 +244,16 @@ ChunkedText CutChunks(std::string_view text, const ScanOptions& options) {
     keys.push_back(chunk.key.first);
     keys.push_back(chunk.key.second);
   }
-  keys.push_back(text.size());
+  keys.push_back(size);
   XXH128_hash_t h = XXH3_128bits(keys.data(), keys.size() * sizeof(uint64_t));
   out.hash = {h.low64, h.high64};
   return out;
+}
+
+ChunkedText CutChunks(std::string_view text, const ScanOptions& options) {
+  ChunkCutter cutter(text.data(), text.size(), options);
+  cutter.Advance(text.size());
+  return cutter.Finish(text.size());
 }
 
 }  // namespace hlo::index

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -35,6 +36,29 @@ struct ChunkedText {
   std::pair<uint64_t, uint64_t> hash;
 };
 ChunkedText CutChunks(std::string_view text, const ScanOptions& options = {});
+
+// CutChunks for a text that arrives in pieces (read from a file), cutting
+// each piece while it is still in the CPU's cache. `data` holds the text as
+// it arrives; `expected_size` is its size as far as known (a file's size).
+class ChunkCutter {
+ public:
+  ChunkCutter(const char* data, size_t expected_size,
+              const ScanOptions& options = {});
+  ~ChunkCutter();
+  ChunkCutter(const ChunkCutter&) = delete;
+  ChunkCutter& operator=(const ChunkCutter&) = delete;
+
+  // The first `available` bytes are there (never decreasing).
+  void Advance(size_t available);
+  // The text is complete: `size` bytes (at most expected_size).
+  ChunkedText Finish(size_t size);
+
+ private:
+  struct State;
+  const char* data_;
+  size_t expected_size_;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace hlo::index
 

@@ -66,15 +66,30 @@ namespace {
 // Bytes sniffed for "is this HLO?" before scanning the whole file.
 constexpr size_t kSniffBytes = 64 << 10;
 
-// A read-only mapping of a whole file.
-class MappedFile {
+// The bytes of a file, read once. Files up to kReadLimit are read into a
+// buffer reused by the thread, in pieces that are cut into chunks while
+// they are in the CPU's cache (a copy from the page cache also costs less
+// than setting up and tearing down a mapping); larger ones are mapped. A
+// file that does not start like HLO is read no further than its first
+// kSniffBytes.
+class FileBytes {
  public:
-  ~MappedFile() {
-    if (data_ != nullptr) ::munmap(data_, size_);
+  static constexpr size_t kReadLimit = 16 << 20;
+  // Grows as needed; reused by the next file read on the same thread.
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    size_t capacity = 0;
+  };
+
+  ~FileBytes() {
+    if (map_ != nullptr) ::munmap(map_, size_);
     if (fd_ >= 0) ::close(fd_);
   }
-  // On success `key` is refreshed from the open descriptor.
-  bool Open(const std::string& path, FileKey* key, std::string* error) {
+  // On success `key` is refreshed from the open descriptor, `is_hlo` set,
+  // and bytes() holds the head of the file (all of a mapped one).
+  bool Open(const std::string& path, FileKey* key, Buffer* buffer, bool* is_hlo,
+            std::string* error) {
+    path_ = &path;
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
@@ -90,25 +105,80 @@ class MappedFile {
       *error = path + ": larger than 4 GiB, not indexed";
       return false;
     }
+    *is_hlo = false;
     if (size_ == 0) return true;
-    void* data =
-        ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
-    if (data == MAP_FAILED) {
-      *error = path + ": mmap: " + std::strerror(errno);
-      return false;
+    if (size_ > kReadLimit) {
+      map_ =
+          ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
+      if (map_ == MAP_FAILED) {
+        map_ = nullptr;
+        *error = path + ": mmap: " + std::strerror(errno);
+        return false;
+      }
+      bytes_ = std::string_view(static_cast<const char*>(map_), size_);
+      *is_hlo = LooksLikeHloText(bytes_.substr(0, kSniffBytes));
+      return true;
     }
-    data_ = data;
+    if (buffer->capacity < size_) {
+      buffer->capacity =
+          std::max(size_, std::min(kReadLimit, 2 * buffer->capacity));
+      buffer->data.reset(new char[buffer->capacity]);
+    }
+    data_ = buffer->data.get();
+    // The head first: most files that are not HLO stop there.
+    if (!ReadUpTo(std::min(size_, kSniffBytes), error)) return false;
+    *is_hlo = LooksLikeHloText(bytes_);
     return true;
   }
-  std::string_view bytes() const {
-    return data_ ? std::string_view(static_cast<const char*>(data_), size_)
-                 : std::string_view();
+
+  // Where the whole file will be, and how long fstat said it is.
+  const char* data() const { return map_ ? bytes_.data() : data_; }
+  size_t expected_size() const { return size_; }
+
+  // Reads the rest of the file, cutting it into chunks piece by piece.
+  bool ReadAll(ChunkCutter* cutter, std::string* error) {
+    if (map_ == nullptr) {
+      // Pieces small enough to still be in cache when they are cut.
+      constexpr size_t kPiece = 256 << 10;
+      cutter->Advance(bytes_.size());
+      while (bytes_.size() < size_) {
+        size_t before = bytes_.size();
+        if (!ReadUpTo(std::min(size_, before + kPiece), error)) return false;
+        if (bytes_.size() == before) break;  // shrank since fstat
+        cutter->Advance(bytes_.size());
+      }
+    } else {
+      cutter->Advance(bytes_.size());
+    }
+    return true;
   }
+  std::string_view bytes() const { return bytes_; }
 
  private:
+  // Reads on until bytes() reaches `want` or the file ends (it may have
+  // shrunk since fstat).
+  bool ReadUpTo(size_t want, std::string* error) {
+    size_t have = bytes_.size();
+    while (have < want) {
+      ssize_t n = ::read(fd_, data_ + have, want - have);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        *error = *path_ + ": " + std::strerror(errno);
+        return false;
+      }
+      if (n == 0) break;
+      have += static_cast<size_t>(n);
+    }
+    bytes_ = std::string_view(data_, have);
+    return true;
+  }
+
+  const std::string* path_ = nullptr;
+  char* data_ = nullptr;
   int fd_ = -1;
-  void* data_ = nullptr;
+  void* map_ = nullptr;
   size_t size_ = 0;
+  std::string_view bytes_;
 };
 
 struct Hit {
@@ -290,7 +360,8 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
   std::sort(order.begin(), order.end(), [](uint32_t a, uint32_t b) {
     return (a * 2654435761u) < (b * 2654435761u);
   });
-  ParallelFor(files.size(), threads_, [&](size_t, size_t k) {
+  std::vector<FileBytes::Buffer> buffers(threads_);
+  ParallelFor(files.size(), threads_, [&](size_t thread, size_t k) {
     size_t i = order[k];
     absl::StatusOr<FileKey> key = StatFile(files[i]);
     bool unchanged = false;
@@ -317,22 +388,30 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
       bool ok = true;
       bool copied = false;  // from a file with the same content
       if (hit == nullptr) {
-        MappedFile mapped;
+        FileBytes file;
         std::string error;
-        if (!mapped.Open(key->path, &entry->key, &error)) {
+        if (!file.Open(key->path, &entry->key, &buffers[thread], &entry->is_hlo,
+                       &error)) {
           Warn(error);
           ok = false;
         } else {
-          std::string_view bytes = mapped.bytes();
-          entry->is_hlo = LooksLikeHloText(bytes.substr(0, kSniffBytes));
-          // HLO text: cut into chunks (hashing each), the content hash made
-          // from theirs, so the bytes are read once before the scan.
+          // HLO text: read and cut into chunks (hashing each) piece by
+          // piece, the content hash made from theirs, so the bytes are read
+          // once before the scan.
           ChunkedText cut;
           if (entry->is_hlo) {
-            cut = CutChunks(bytes);
-            entry->content_hash = cut.hash.first;
-            entry->content_high = cut.hash.second | 1;  // never 0 once known
+            ChunkCutter cutter(file.data(), file.expected_size());
+            if (!file.ReadAll(&cutter, &error)) {
+              Warn(error);
+              ok = false;
+              entry->is_hlo = false;
+            } else {
+              cut = cutter.Finish(file.bytes().size());
+              entry->content_hash = cut.hash.first;
+              entry->content_high = cut.hash.second | 1;  // never 0 once known
+            }
           }
+          std::string_view bytes = file.bytes();
           // A byte-identical file (pass dumps often are) is not scanned
           // again: its block uses are the same.
           if (entry->is_hlo) {

@@ -172,6 +172,42 @@ TEST(ScannerChunksTest, ChunksTileTheTextAtLineEnds) {
   }
 }
 
+// A text cut as it arrives in pieces (or shorter than its file's size said)
+// gives the chunks of the whole text cut at once.
+TEST(ScannerChunksTest, CuttingInPiecesGivesTheSameChunks) {
+  std::vector<std::string> texts = Texts();
+  std::string many;
+  for (int i = 0; many.size() < (300 << 10); ++i) {
+    many += "  %v." + std::to_string(i) + " = s32[] constant(" +
+            std::to_string(i * 31) + ")\n";
+    if (i % 45 == 0) many += "\n";
+  }
+  texts.push_back(many);
+  texts.push_back(std::string(100, '\n'));
+  for (const std::string& text : texts) {
+    ChunkedText whole = CutChunks(text);
+    auto same = [&](const ChunkedText& got, std::string_view what) {
+      ASSERT_EQ(got.chunks.size(), whole.chunks.size()) << what;
+      for (size_t i = 0; i < got.chunks.size(); ++i) {
+        ASSERT_EQ(got.chunks[i].end, whole.chunks[i].end) << what << " " << i;
+        ASSERT_EQ(got.chunks[i].key, whole.chunks[i].key) << what << " " << i;
+      }
+      EXPECT_EQ(got.hash, whole.hash) << what;
+    };
+    for (size_t piece : {size_t{1}, size_t{63}, size_t{4097}, size_t{65536}}) {
+      ChunkCutter cutter(text.data(), text.size());
+      for (size_t have = 0; have < text.size();) {
+        have = std::min(text.size(), have + piece);
+        cutter.Advance(have);
+      }
+      same(cutter.Finish(text.size()), "pieces of " + std::to_string(piece));
+    }
+    ChunkCutter shrunk(text.data(), text.size() + 1000);
+    shrunk.Advance(text.size());
+    same(shrunk.Finish(text.size()), "shorter than expected");
+  }
+}
+
 TEST(ScannerChunksTest, StateAcrossChunks) {
   // Headers, comments and values that run over many lines, a signature
   // broken over lines, a tuple shape over lines, and repeats of each.
