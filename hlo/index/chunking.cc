@@ -48,6 +48,21 @@ class Cutter {
          ChunkedText* out)
       : data_(data), size_(size), seed_(options.metadata ? 1 : 0), out_(out) {}
 
+  // Counts the lines of the 64 bytes at `at` (at + 64 <= size) when none
+  // of them can end a chunk (too few lines yet): then the caller need not
+  // work out which are candidates. False: call Block.
+  [[gnu::always_inline]] inline bool CountOnly(size_t at, uint64_t newlines) {
+    const uint32_t count =
+        static_cast<uint32_t>(__builtin_popcountll(newlines));
+    if (chunk_.lines + count >= kChunkMinLines || at + 64 >= size_ ||
+        at + 64 - chunk_.begin >= kChunkMaxBytes) {
+      return false;
+    }
+    chunk_.lines += count;
+    line_start_ = at + 64 - static_cast<size_t>(__builtin_clzll(newlines));
+    return true;
+  }
+
   // The 64 bytes at `at` (at + 64 <= size). Most blocks have no cut
   // candidate: their lines are only counted.
   [[gnu::always_inline]] inline void Block(size_t at, uint64_t newlines,
@@ -126,7 +141,7 @@ class Cutter {
   for (; i + 64 <= to; i += 64) {
     const char* p = data + i;
     const uint64_t nl = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p), newline);
-    if (nl == 0) continue;
+    if (nl == 0 || cut.CountOnly(i, nl)) continue;
     const __m512i b1 = _mm512_loadu_si512(p - 1);
     const __m512i b2 = _mm512_loadu_si512(p - 2);
     const __m512i b3 = _mm512_loadu_si512(p - 3);

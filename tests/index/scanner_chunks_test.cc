@@ -172,6 +172,57 @@ TEST(ScannerChunksTest, ChunksTileTheTextAtLineEnds) {
   }
 }
 
+// The cut rule written out plainly (chunking.cc): a chunk ends after a line
+// once it has 32 lines, if the line is blank or its last four bytes b1..b4
+// give (b1 ^ b3 ^ (b2 + b4)) & 127 == 42; or once it reaches 64 KiB; or at
+// the end. The vector code must find exactly these ends.
+std::vector<size_t> PlainChunkEnds(const std::string& text) {
+  std::vector<size_t> ends;
+  size_t begin = 0;
+  uint32_t lines = 0;
+  auto byte = [&](size_t pos, size_t back) -> uint8_t {
+    return pos >= back ? static_cast<uint8_t>(text[pos - back]) : 0;
+  };
+  for (size_t i = 0; i <= text.size(); ++i) {
+    bool end_of_text = i == text.size();
+    if (!end_of_text && text[i] != '\n') continue;
+    if (end_of_text && (i == begin || text[i - 1] == '\n')) break;
+    ++lines;
+    size_t next = end_of_text ? i : i + 1;
+    bool blank = i == 0 || byte(i, 1) == '\n' ||
+                 (byte(i, 1) == '\r' && byte(i, 2) == '\n');
+    bool hashed = ((byte(i, 1) ^ byte(i, 3) ^
+                    static_cast<uint8_t>(byte(i, 2) + byte(i, 4))) &
+                   127) == 42;
+    if ((!end_of_text && (blank || hashed) && lines >= 32) ||
+        next - begin >= (64 << 10) || next == text.size()) {
+      ends.push_back(next);
+      begin = next;
+      lines = 0;
+    }
+  }
+  return ends;
+}
+
+TEST(ScannerChunksTest, ChunkEndsFollowThePlainRule) {
+  std::vector<std::string> texts = Texts();
+  std::string lines;
+  for (int i = 0; lines.size() < (200 << 10); ++i) {
+    lines += "  %w." + std::to_string(i * 13) + " = f32[" +
+             std::to_string(i % 61) + "]{0} negate(%u." + std::to_string(i) +
+             ")" + (i % 7 == 0 ? "\r\n" : "\n");
+    if (i % 97 == 0) lines += "\n";
+  }
+  texts.push_back(lines);
+  for (const std::string& text : texts) {
+    std::vector<size_t> got;
+    for (const ChunkedText::Chunk& c : CutChunks(text).chunks) {
+      got.push_back(c.end);
+    }
+    ASSERT_EQ(got, PlainChunkEnds(text));
+  }
+}
+
 // A text cut as it arrives in pieces (or shorter than its file's size said)
 // gives the chunks of the whole text cut at once.
 TEST(ScannerChunksTest, CuttingInPiecesGivesTheSameChunks) {
