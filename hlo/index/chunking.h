@@ -13,9 +13,10 @@
 namespace hlo::index {
 
 struct ScanOptions {
-  // Metadata symbols (op_name, source_file:line) are kept once per distinct
-  // name and file, at the first occurrence: pass dumps repeat them on every
-  // instruction, and the instructions themselves are symbols already.
+  // Metadata symbols (op_name, source_file:line): kept once per distinct
+  // name, at the first occurrence in a file (ScanSymbols) or in a chunk
+  // (ScanSegments): pass dumps repeat them on every instruction, and the
+  // instructions themselves are symbols already.
   bool metadata = true;
 };
 
