@@ -1,7 +1,6 @@
 #include "hlo/index/chunking.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
 #include "xxhash.h"
@@ -223,24 +222,23 @@ struct ChunkCutter::State {
 
 ChunkCutter::ChunkCutter(const char* data, size_t expected_size,
                          const ScanOptions& options)
-    : data_(data),
-      expected_size_(expected_size),
-      state_(std::make_unique<State>(data, expected_size, options)) {}
+    : state_(std::make_unique<State>(data, expected_size, options)) {}
 
 ChunkCutter::~ChunkCutter() = default;
 
 void ChunkCutter::Advance(size_t available) {
   State& s = *state_;
-  available = std::min(available, expected_size_);
+  const char* data = s.cutter.data();
+  available = std::min(available, s.cutter.size());
   if (s.next == 0) {
     // The first 64 bytes as one block tested byte by byte: the vector loops
     // look 4 bytes back.
     if (available < 128) return;
     uint64_t newlines = 0, candidates = 0;
     for (size_t i = 0; i < 64; ++i) {
-      if (data_[i] != '\n') continue;
+      if (data[i] != '\n') continue;
       newlines |= uint64_t{1} << i;
-      if (MayCutAt(data_, i)) candidates |= uint64_t{1} << i;
+      if (MayCutAt(data, i)) candidates |= uint64_t{1} << i;
     }
     s.cutter.Block(0, newlines, candidates);
     s.next = 64;

@@ -56,8 +56,6 @@ class ChunkCutter {
 
  private:
   struct State;
-  const char* data_;
-  size_t expected_size_;
   std::unique_ptr<State> state_;
 };
 

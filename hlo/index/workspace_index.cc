@@ -481,6 +481,18 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
 
 void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
                                    FileEntry* entry) {
+  // Uses and modules relative to a segment, placed in the file.
+  auto append = [&](const std::vector<BlockUse>& uses,
+                    const ModuleRanges& modules, const FileSegment& segment) {
+    for (BlockUse use : uses) {
+      use.base_line += segment.line_base;
+      use.first_symbol += segment.symbol_base;
+      entry->uses.push_back(use);
+    }
+    for (auto [first, name] : modules) {
+      entry->modules.push_back({first + segment.symbol_base, name});
+    }
+  };
   for (const FileSegment& segment : file.segments) {
     if (segment.chunk != nullptr) {
       // A shared chunk is merged once; every file using it then costs a
@@ -490,25 +502,12 @@ void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
         store_.Merge(chunk.View(), chunk.blocks, &chunk.uses, &chunk.modules);
         chunk.merged = true;
       }
-      for (BlockUse use : chunk.uses) {
-        use.base_line += segment.line_base;
-        use.first_symbol += segment.symbol_base;
-        entry->uses.push_back(use);
-      }
-      for (auto [first, name] : chunk.modules) {
-        entry->modules.push_back({first + segment.symbol_base, name});
-      }
-      continue;
-    }
-    size_t first_use = entry->uses.size();
-    size_t first_module = entry->modules.size();
-    store_.Merge(segment.symbols, segment.blocks, &entry->uses,
-                 &entry->modules);
-    for (size_t i = first_use; i < entry->uses.size(); ++i) {
-      entry->uses[i].first_symbol += segment.symbol_base;
-    }
-    for (size_t i = first_module; i < entry->modules.size(); ++i) {
-      entry->modules[i].first += segment.symbol_base;
+      append(chunk.uses, chunk.modules, segment);
+    } else {
+      std::vector<BlockUse> uses;
+      ModuleRanges modules;
+      store_.Merge(segment.symbols, segment.blocks, &uses, &modules);
+      append(uses, modules, segment);  // line_base is 0: lines are absolute
     }
   }
   if (!entry->modules.empty()) {
