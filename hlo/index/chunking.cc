@@ -1,6 +1,7 @@
 #include "hlo/index/chunking.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "xxhash.h"
@@ -47,43 +48,39 @@ class Cutter {
          ChunkedText* out)
       : data_(data), size_(size), seed_(options.metadata ? 1 : 0), out_(out) {}
 
-  // Counts the lines of the 64 bytes at `at` (at + 64 <= size) when none
-  // of them can end a chunk (too few lines yet): then the caller need not
-  // work out which are candidates. False: call Block.
-  [[gnu::always_inline]] inline bool CountOnly(size_t at, uint64_t newlines) {
-    const uint32_t count =
-        static_cast<uint32_t>(__builtin_popcountll(newlines));
-    if (chunk_.lines + count >= kChunkMinLines || at + 64 >= size_ ||
-        at + 64 - chunk_.begin >= kChunkMaxBytes) {
-      return false;
-    }
-    chunk_.lines += count;
-    line_start_ = at + 64 - static_cast<size_t>(__builtin_clzll(newlines));
-    return true;
+  // The vector loops keep the chunk's line count in a register: blocks
+  // that end before safe_end() and have no candidate (or too few lines for
+  // one to count) only add their newlines to it. Any other block goes
+  // through Block, with the count handed over and read back.
+  uint32_t lines() const { return chunk_.lines; }
+  void set_lines(uint32_t lines) { chunk_.lines = lines; }
+  // A block [at, at + 64) with at + 64 < safe_end() can end the chunk only
+  // at a candidate: the text's end and the chunk's size limit are further.
+  size_t safe_end() const {
+    return std::min(size_, chunk_.begin + kChunkMaxBytes);
   }
 
-  // The 64 bytes at `at` (at + 64 <= size). Most blocks have no cut
-  // candidate: their lines are only counted.
+  // The 64 bytes at `at` (at + 64 <= size), line by line.
   [[gnu::always_inline]] inline void Block(size_t at, uint64_t newlines,
                                            uint64_t candidates) {
-    if (newlines == 0) return;
-    if (candidates == 0 && at + 64 < size_ &&
-        at + 64 - chunk_.begin < kChunkMaxBytes) {
-      chunk_.lines += static_cast<uint32_t>(__builtin_popcountll(newlines));
-      line_start_ = at + 64 - static_cast<size_t>(__builtin_clzll(newlines));
-      return;
-    }
-    do {
+    while (newlines != 0) {
       const int bit = __builtin_ctzll(newlines);
       EndLine(at + static_cast<size_t>(bit), (candidates >> bit) & 1);
       newlines &= newlines - 1;
-    } while (newlines != 0);
+    }
   }
 
   // The text ends at `size`: the bytes from `from` on, one at a time, then
   // a last line without '\n'.
   void Finish(size_t from, size_t size) {
     size_ = size;
+    // The vector loops count lines without noting where the last began.
+    const void* last = from > chunk_.begin
+                           ? ::memrchr(data_ + chunk_.begin, '\n',
+                                       from - chunk_.begin)
+                           : nullptr;
+    line_start_ = last ? static_cast<const char*>(last) - data_ + 1
+                       : chunk_.begin;
     for (size_t i = from; i < size_; ++i) {
       if (data_[i] == '\n') EndLine(i, MayCutAt(data_, i));
     }
@@ -137,22 +134,49 @@ class Cutter {
   const __m512i bits = _mm512_set1_epi8(kCutBits);
   const __m512i value = _mm512_set1_epi8(kCutValue);
   size_t i = from;
+  if (i + 64 > to) return i;
+  uint32_t lines = cut.lines();
+  size_t safe = cut.safe_end();
+  // The bytes 1..4 before each position come from this block and the one
+  // before it, shifted in registers: one load per 64 bytes.
+  __m512i prev = _mm512_loadu_si512(data + i - 64);
   for (; i + 64 <= to; i += 64) {
-    const char* p = data + i;
-    const uint64_t nl = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p), newline);
-    if (nl == 0 || cut.CountOnly(i, nl)) continue;
-    const __m512i b1 = _mm512_loadu_si512(p - 1);
-    const __m512i b2 = _mm512_loadu_si512(p - 2);
-    const __m512i b3 = _mm512_loadu_si512(p - 3);
-    const __m512i b4 = _mm512_loadu_si512(p - 4);
+    const __m512i cur = _mm512_loadu_si512(data + i);
+    const uint64_t nl = _mm512_cmpeq_epi8_mask(cur, newline);
+    const uint32_t after =
+        lines + static_cast<uint32_t>(__builtin_popcountll(nl));
+    const bool safe_block = i + 64 < safe;
+    if (safe_block && after < kChunkMinLines) {
+      lines = after;
+      prev = cur;
+      continue;
+    }
+    // tail[j] is the byte 16 before j; alignr then shifts each 16-byte
+    // lane by k with the lane before it.
+    const __m512i tail = _mm512_alignr_epi64(cur, prev, 6);
+    const __m512i b1 = _mm512_alignr_epi8(cur, tail, 15);
+    const __m512i b2 = _mm512_alignr_epi8(cur, tail, 14);
+    const __m512i b3 = _mm512_alignr_epi8(cur, tail, 13);
+    const __m512i b4 = _mm512_alignr_epi8(cur, tail, 12);
+    prev = cur;
     const __m512i h = _mm512_and_si512(
         _mm512_xor_si512(_mm512_xor_si512(b1, b3), _mm512_add_epi8(b2, b4)),
         bits);
     const uint64_t blank =
         _mm512_cmpeq_epi8_mask(b1, newline) |
         (_mm512_cmpeq_epi8_mask(b1, cr) & _mm512_cmpeq_epi8_mask(b2, newline));
-    cut.Block(i, nl, nl & (blank | _mm512_cmpeq_epi8_mask(h, value)));
+    const uint64_t candidates =
+        nl & (blank | _mm512_cmpeq_epi8_mask(h, value));
+    if (safe_block && candidates == 0) {
+      lines = after;
+      continue;
+    }
+    cut.set_lines(lines);
+    cut.Block(i, nl, candidates);
+    lines = cut.lines();
+    safe = cut.safe_end();
   }
+  cut.set_lines(lines);
   return i;
 }
 
@@ -184,12 +208,26 @@ class Cutter {
                                                         size_t from,
                                                         size_t to) {
   size_t i = from;
+  uint32_t lines = cut.lines();
+  size_t safe = cut.safe_end();
   for (; i + 64 <= to; i += 64) {
     uint64_t nl_lo, nl_hi;
     const uint64_t c_lo = Candidates32(cut.data() + i, &nl_lo);
     const uint64_t c_hi = Candidates32(cut.data() + i + 32, &nl_hi);
-    cut.Block(i, nl_lo | nl_hi << 32, c_lo | c_hi << 32);
+    const uint64_t nl = nl_lo | nl_hi << 32;
+    const uint64_t candidates = c_lo | c_hi << 32;
+    const uint32_t after =
+        lines + static_cast<uint32_t>(__builtin_popcountll(nl));
+    if (i + 64 < safe && (candidates == 0 || after < kChunkMinLines)) {
+      lines = after;
+      continue;
+    }
+    cut.set_lines(lines);
+    cut.Block(i, nl, candidates);
+    lines = cut.lines();
+    safe = cut.safe_end();
   }
+  cut.set_lines(lines);
   return i;
 }
 

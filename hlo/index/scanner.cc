@@ -24,6 +24,13 @@ FileSymbols ScannedChunk::View() const {
   return view;
 }
 
+void ScannedChunk::ReleaseScan() {
+  std::vector<Symbol>().swap(symbols);
+  std::vector<PoolRef>().swap(strings);
+  std::string().swap(pool);
+  std::vector<PreparedBlock>().swap(blocks);
+}
+
 namespace {
 
 inline bool IsNameChar(char c) {
@@ -98,6 +105,7 @@ class Scanner {
     c->strings = std::move(out_.strings);
     c->pool = std::move(out_.pool);
     c->end_state = state();
+    c->symbol_count = static_cast<uint32_t>(c->symbols.size());
     c->blocks = PrepareBlocks(c->View());
     return c;
   }
@@ -641,9 +649,9 @@ SegmentedFile ScanSegments(std::string_view text, const ChunkedText& chunked,
         FileSegment segment;
         segment.line_base = line;
         segment.symbol_base = out.symbol_count;
-        out.symbol_count += static_cast<uint32_t>(chunk->symbols.size());
+        out.symbol_count += chunk->symbol_count;
         segment.chunk = chunk;
-        if (!segment.chunk->symbols.empty()) {
+        if (chunk->symbol_count != 0) {
           out.segments.push_back(std::move(segment));
         }
         line += c.lines;

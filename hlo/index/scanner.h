@@ -40,10 +40,14 @@ struct ScannerState {
 // blocks prepared for a SymbolStore, and the state at its end. The merge
 // results are filled once, by whoever owns the store, under its lock.
 struct ScannedChunk {
+  // Set once when scanned and never changed: read without the store's lock
+  // while the tables below may be released by a merge.
+  uint32_t symbol_count = 0;
+  ScannerState end_state;
+
   std::vector<Symbol> symbols;
   std::vector<PoolRef> strings;
   std::string pool;
-  ScannerState end_state;
   std::vector<PreparedBlock> blocks;
 
   bool merged = false;
@@ -52,6 +56,9 @@ struct ScannedChunk {
 
   // Views of the tables above (no ownership: keep the chunk alive).
   FileSymbols View() const;
+  // Frees the scan once merged: later uses need only `uses` and `modules`,
+  // and the freed memory serves the next scans instead of new pages.
+  void ReleaseScan();
 };
 
 // Chunk scans shared by the files of one indexing batch: the files of a

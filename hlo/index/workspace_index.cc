@@ -75,10 +75,30 @@ constexpr size_t kSniffBytes = 64 << 10;
 class FileBytes {
  public:
   static constexpr size_t kReadLimit = 16 << 20;
-  // Grows as needed; reused by the next file read on the same thread.
-  struct Buffer {
-    std::unique_ptr<char[]> data;
-    size_t capacity = 0;
+  // One per thread, reused by each file it reads: kReadLimit bytes of
+  // address space, backed only as far as files reach, in huge pages where
+  // the kernel allows (4 KB pages would each cost a fault on first use).
+  class Buffer {
+   public:
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() {
+      if (data_ != nullptr) ::munmap(data_, kReadLimit);
+    }
+    char* data() {
+      if (data_ == nullptr) {
+        void* p = ::mmap(nullptr, kReadLimit, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) return nullptr;
+        ::madvise(p, kReadLimit, MADV_HUGEPAGE);  // advice: may be refused
+        data_ = static_cast<char*>(p);
+      }
+      return data_;
+    }
+
+   private:
+    char* data_ = nullptr;
   };
 
   ~FileBytes() {
@@ -119,12 +139,11 @@ class FileBytes {
       *is_hlo = LooksLikeHloText(bytes_.substr(0, kSniffBytes));
       return true;
     }
-    if (buffer->capacity < size_) {
-      buffer->capacity =
-          std::max(size_, std::min(kReadLimit, 2 * buffer->capacity));
-      buffer->data.reset(new char[buffer->capacity]);
+    data_ = buffer->data();
+    if (data_ == nullptr) {
+      *error = path + ": no memory to read it";
+      return false;
     }
-    data_ = buffer->data.get();
     // The head first: most files that are not HLO stop there.
     if (!ReadUpTo(std::min(size_, kSniffBytes), error)) return false;
     *is_hlo = LooksLikeHloText(bytes_);
@@ -360,7 +379,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
   std::sort(order.begin(), order.end(), [](uint32_t a, uint32_t b) {
     return (a * 2654435761u) < (b * 2654435761u);
   });
-  std::vector<FileBytes::Buffer> buffers(threads_);
+  std::vector<FileBytes::Buffer> buffers(threads_);  // mapped on first use
   ParallelFor(files.size(), threads_, [&](size_t thread, size_t k) {
     size_t i = order[k];
     absl::StatusOr<FileKey> key = StatFile(files[i]);
@@ -501,6 +520,7 @@ void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
       if (!chunk.merged) {
         store_.Merge(chunk.View(), chunk.blocks, &chunk.uses, &chunk.modules);
         chunk.merged = true;
+        chunk.ReleaseScan();
       }
       append(chunk.uses, chunk.modules, segment);
     } else {
