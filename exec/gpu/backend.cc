@@ -4,7 +4,10 @@
 // runs kernels.cu's kernels and cuBLAS for dots, runs control flow on the
 // host around device work, and hands every op it has no kernel for to the
 // CPU evaluator's op functions, counting the transfers and reporting them
-// as notes. Compare mode runs the CPU ops in lockstep on the CPU's own
+// as notes. Elementwise fusions run as one generated kernel each
+// (fused_codegen.h, compiled with NVRTC) when per-instruction statistics are
+// not asked for (as the CPU evaluator runs them block by block only then);
+// the others run op by op, and the notes say which ran how. Compare mode runs the CPU ops in lockstep on the CPU's own
 // values and records the first instruction whose values differ.
 #include <cuda_runtime_api.h>
 
@@ -18,7 +21,9 @@
 #include "exec/fake_data.h"
 #include "exec/gpu/bench.h"
 #include "exec/gpu/cublas.h"
+#include "exec/gpu/fused_codegen.h"
 #include "exec/gpu/kernels.h"
+#include "exec/gpu/nvrtc.h"
 #include "exec/gpu/placement.h"
 #include "exec/platform.h"
 #include "exec/rendezvous.h"
@@ -199,6 +204,9 @@ class Runner {
   absl::StatusOr<GV> Run(Id computation, const std::vector<GV>& args,
                          int depth);
 
+  // Fusions run op by op even where a fused kernel would do (benchmarks).
+  void set_fusion(bool on) { fuse_ = on; }
+
   BackendRun Finish() {
     BackendRun out;
     out.stats = std::move(stats_);
@@ -215,6 +223,17 @@ class Runner {
       out.notes.push_back(
           Cat(total, " instruction run", total > 1 ? "s" : "",
               " went to the CPU evaluator (no device kernel): ", list));
+    }
+    if (fused_runs_ + op_by_op_runs_ > 0) {
+      std::string list;
+      for (const auto& [reason, count] : op_by_op_)
+        list += Cat(list.empty() ? "" : "; ", reason,
+                    count > 1 ? Cat(" (x", count, ")") : "");
+      out.notes.push_back(
+          Cat("fusions: ", fused_runs_, " run", fused_runs_ == 1 ? "" : "s",
+              " as fused kernels (", kernels_compiled_,
+              " compiled with NVRTC), ", op_by_op_runs_, " op by op",
+              list.empty() ? "" : ": ", list));
     }
     out.notes.push_back(Cat("transfers: ", Bytes(to_device_bytes_),
                             " to the GPU, ", Bytes(to_host_bytes_), " back",
@@ -238,6 +257,9 @@ class Runner {
   absl::StatusOr<Value> CpuLeaf(const Node& node, const std::vector<Value>& in,
                                 int depth);
   absl::StatusOr<GV> OnDevice(const Node& node, const std::vector<GV>& in);
+  std::optional<absl::StatusOr<GV>> Fused(const Node& node, Id callee,
+                                          const std::vector<GV>& in,
+                                          int depth);
   absl::StatusOr<GV> Elementwise(const Node& node, const std::vector<GV>& in);
   absl::StatusOr<GV> Copy(const LiteralShape& shape, const StridedCopy& c,
                           const GV& src);
@@ -266,6 +288,18 @@ class Runner {
   std::map<Id, int64_t> runs_;
   Id first_nonfinite_ = kNone;
   std::map<std::string, int64_t> host_ops_;
+  // Fusions: the loaded kernel of each fused computation, or why it has
+  // none (then it runs op by op); runs each way, reasons counted.
+  struct FusedEntry {
+    const void* kernel = nullptr;
+    int64_t elements = 0;
+    int results = 1;
+    std::string declined;
+  };
+  std::map<Id, FusedEntry> fused_;
+  std::map<std::string, int64_t> op_by_op_;
+  int64_t fused_runs_ = 0, op_by_op_runs_ = 0, kernels_compiled_ = 0;
+  bool fuse_ = true;
   int64_t to_device_bytes_ = 0, to_host_bytes_ = 0;
   int64_t steps_ = 0;
   bool comparing_;
@@ -427,7 +461,10 @@ void Runner::CompareStep(const Node& node, const GV& out,
     if (!g->ref) return;  // the CPU side is unknown here
     refs.push_back(g->ref);
   }
-  auto ref = CpuLeaf(node, refs, depth);
+  // A fusion that ran as one kernel: the CPU runs its computation.
+  auto ref = node.op == O::kFusion
+                 ? cpu_.Run(node.Call("calls"), refs, depth + 1, false)
+                 : CpuLeaf(node, refs, depth);
   if (!ref.ok()) {
     comparing_ = false;
     InstructionStats none;
@@ -507,6 +544,10 @@ absl::StatusOr<GV> Runner::Structural(const Node& node,
       if (callee == kNone) callee = node.Call("calls");
       if (callee == kNone)
         return absl::InvalidArgumentError("no computation to call");
+      if (node.op == O::kFusion) {
+        auto fused = Fused(node, callee, in, depth);
+        if (fused) return *std::move(fused);
+      }
       return Run(callee, in, depth + 1);
     }
     case O::kWhile: {
@@ -623,6 +664,87 @@ absl::StatusOr<GV> Runner::Structural(const Node& node,
   }
   *handled = false;
   return absl::UnknownError("not structural");
+}
+
+// The fusion as one generated kernel; nullopt when it runs op by op (the
+// reason counted for the notes).
+std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
+                                                const std::vector<GV>& in,
+                                                int depth) {
+  auto op_by_op = [&](const std::string& reason) {
+    ++op_by_op_runs_;
+    ++op_by_op_[reason];
+    return std::nullopt;
+  };
+  if (!fuse_) return op_by_op("fused kernels turned off");
+  if (options_.eval.collect_stats)
+    return op_by_op("per-instruction statistics asked for");
+  auto plan_or = cpu_.GetPlan(callee);
+  if (!plan_or.ok()) return std::nullopt;  // Run reports it
+  const Plan& plan = **plan_or;
+  const int64_t steps = static_cast<int64_t>(plan.nodes.size());
+  if (options_.eval.max_steps && steps_ + steps > options_.eval.max_steps)
+    return std::nullopt;  // op by op, to stop at the limit
+  auto it = fused_.find(callee);
+  if (it == fused_.end()) {
+    FusedEntry e;
+    auto source = GenerateFusedKernel(plan);
+    if (!source.ok()) {
+      e.declined = std::string(source.status().message());
+    } else {
+      bool compiled = false;
+      auto kernel = LoadKernel(source->source, kFusedKernelName, &compiled);
+      if (kernel.ok()) {
+        e.kernel = *kernel;
+        e.elements = source->elements;
+        e.results = source->results;
+        kernels_compiled_ += compiled ? 1 : 0;
+      } else {
+        e.declined = Cat("no fused kernel: ", kernel.status().message());
+      }
+    }
+    it = fused_.emplace(callee, std::move(e)).first;
+  }
+  const FusedEntry& e = it->second;
+  if (!e.kernel) return op_by_op(e.declined);
+  if (in.size() != plan.parameters.size()) return std::nullopt;
+  std::vector<LiteralShape> result_shapes = {node.shape};
+  if (node.shape.is_tuple()) result_shapes = node.shape.tuple_elements;
+  if (static_cast<int>(result_shapes.size()) != e.results) return std::nullopt;
+  for (const LiteralShape& r : result_shapes)
+    if (r.is_tuple() || Count(r) != e.elements) return std::nullopt;
+  std::vector<const void*> params;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const LiteralShape& want = plan.nodes[plan.parameters[k]].shape;
+    if (in[k]->shape.is_tuple() || in[k]->shape.type != want.type ||
+        Count(in[k]->shape) != Count(want))
+      return std::nullopt;  // Run reports the mismatch
+    auto p = Dev(in[k]);
+    if (!p.ok()) return p.status();
+    params.push_back(*p);
+  }
+  std::vector<GV> results;
+  std::vector<void*> outs;
+  for (const LiteralShape& r : result_shapes) {
+    auto g = NewArray(r);
+    if (!g.ok()) return g.status();
+    outs.push_back((*g)->dev->data());
+    results.push_back(*std::move(g));
+  }
+  absl::Status st = CudaStatus(
+      LaunchElementwise(e.kernel, e.elements, params, outs),
+      Cat("the fused kernel of ", file_.Name(file_.computations[callee])));
+  if (!st.ok()) return st;
+  steps_ += steps;
+  ++fused_runs_;
+  GV out = results[0];
+  if (node.shape.is_tuple()) {
+    out = std::make_shared<GVal>();
+    out->shape = node.shape;
+    out->elements = std::move(results);
+  }
+  if (comparing_) CompareStep(node, out, in, depth);
+  return out;
 }
 
 absl::StatusOr<GV> Runner::OnHost(const Node& node, const std::vector<GV>& in,
@@ -1542,15 +1664,22 @@ absl::StatusOr<ChainBench> BenchElementwiseChain(int64_t elements,
   out.elements = elements;
   out.ops = 4;
   Events ev;
-  for (int pass = 0; pass < 2; ++pass) {
-    cudaEventRecord(ev.start, 0);
-    for (int i = 0; i < iterations; ++i) {
-      auto r = runner.Run(entry, *args, 0);
-      if (!r.ok()) return r.status();
+  // Op by op, then as one generated kernel (the first pass of each warms
+  // up; it compiles the kernel).
+  for (const bool fused : {false, true}) {
+    runner.set_fusion(fused);
+    for (int pass = 0; pass < 2; ++pass) {
+      cudaEventRecord(ev.start, 0);
+      for (int i = 0; i < iterations; ++i) {
+        auto r = runner.Run(entry, *args, 0);
+        if (!r.ok()) return r.status();
+      }
+      cudaEventRecord(ev.stop, 0);
+      (fused ? out.chain_ms : out.op_by_op_ms) = ev.Elapsed() / iterations;
     }
-    cudaEventRecord(ev.stop, 0);
-    out.chain_ms = ev.Elapsed() / iterations;
   }
+  for (const std::string& note : runner.Finish().notes)
+    if (note.rfind("fusions:", 0) == 0) out.fused = note;
   auto dst = runner.NewArray(shape);
   if (!dst.ok()) return dst.status();
   const size_t bytes = static_cast<size_t>(elements) * 4;
@@ -1564,6 +1693,7 @@ absl::StatusOr<ChainBench> BenchElementwiseChain(int64_t elements,
   }
   RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "the benchmark"));
   out.chain_gbps = 3.0 * bytes / (out.chain_ms * 1e6);
+  out.op_by_op_gbps = 3.0 * bytes / (out.op_by_op_ms * 1e6);
   out.copy_gbps = 2.0 * bytes / (out.copy_ms * 1e6);
   return out;
 }
