@@ -6,6 +6,7 @@
 // on inputs full of edge values (NaN, inf, -0, subnormals, integer
 // extremes, zero divisors, shifts past the width): bit for bit, except the
 // transcendental float ops, which agree within a few units in the last place.
+#ifdef HLO_LSP_WITH_CUDA
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "exec/gpu/nvrtc.h"
 #include "exec/platform.h"
 #include "exec/strings.h"
+#include "fused_test_util.h"
 #include "gpu_test_util.h"
 #include "gtest/gtest.h"
 
@@ -30,133 +32,11 @@ namespace hlo::exec::gpu {
 namespace {
 
 using P = PrimitiveType;
-
-const P kTypes[] = {P::kPred, P::kS8,  P::kS16,  P::kS32, P::kS64,
-                    P::kU8,   P::kU16, P::kU32,  P::kU64, P::kF16,
-                    P::kBF16, P::kF32, P::kF64};
-
-bool IsFloatType(P t) {
-  return t == P::kF16 || t == P::kBF16 || t == P::kF32 || t == P::kF64;
-}
-bool IsSignedType(P t) {
-  return t == P::kS8 || t == P::kS16 || t == P::kS32 || t == P::kS64;
-}
-
-// Ops whose f32/f64 results may differ in the last places between the
-// CPU's libm and vector_math and CUDA's math library.
-const std::set<std::string> kApproximate = {
-    "exponential", "exponential-minus-one", "log",   "log-plus-one", "cbrt",
-    "sine",        "cosine",                "tan",   "tanh",         "atan",
-    "acos",        "asin",                  "acosh", "asinh",        "atanh",
-    "cosh",        "sinh",                  "erf",   "logistic",     "power",
-    "atan2"};
-
-struct TypeModule {
-  std::string text;
-  std::vector<std::string> labels;  // per tuple element: the op it holds
-};
-
-// A module whose fusion `fused` applies every op the generator takes for
-// `t` (each on parameters a, b, c of n elements, pred p and scalar s) and
-// returns all results as one tuple.
-TypeModule MakeTypeModule(P t, int64_t n) {
-  const std::string ty(PrimitiveTypeName(t));
-  const std::string arr = Cat(ty, "[", n, "]");
-  const std::string pred = Cat("pred[", n, "]");
-  std::vector<std::string> lines, names, shapes;
-  TypeModule m;
-  int next = 0;
-  auto add = [&](const std::string& label, const std::string& shape,
-                 const std::string& rhs) {
-    const std::string name = Cat("r", next++);
-    lines.push_back(Cat("  ", name, " = ", shape, " ", rhs));
-    names.push_back(name);
-    shapes.push_back(shape);
-    m.labels.push_back(label);
-  };
-  std::vector<std::string> unary, binary;
-  if (IsFloatType(t)) {
-    unary = {"abs", "negate", "exponential", "exponential-minus-one", "log",
-             "log-plus-one", "sqrt", "rsqrt", "cbrt", "sine", "cosine", "tan",
-             "tanh", "atan", "acos", "asin", "acosh", "asinh", "atanh", "cosh",
-             "sinh", "erf", "logistic", "floor", "ceil", "round-nearest-afz",
-             "round-nearest-even", "sign", "real", "imag"};
-    binary = {"add", "subtract", "multiply", "divide", "remainder", "maximum",
-              "minimum", "power", "atan2"};
-  } else if (t == P::kPred) {
-    unary = {"not"};
-    binary = {"and", "or", "xor", "maximum", "minimum", "multiply", "add"};
-  } else {
-    unary = {"abs", "negate", "sign", "not", "popcnt", "count-leading-zeros"};
-    binary = {"add", "subtract", "multiply", "divide", "remainder", "maximum",
-              "minimum", "power", "and", "or", "xor", "shift-left",
-              "shift-right-logical", "shift-right-arithmetic"};
-  }
-  for (const std::string& op : unary) add(op, arr, Cat(op, "(a)"));
-  for (const std::string& op : binary) add(op, arr, Cat(op, "(a, b)"));
-  for (const char* dir : {"EQ", "NE", "GE", "GT", "LE", "LT"}) {
-    add("compare", pred, Cat("compare(a, b), direction=", dir));
-    if (IsFloatType(t))
-      add("compare", pred,
-          Cat("compare(a, b), direction=", dir, ", type=TOTALORDER"));
-  }
-  add("select", arr, "select(p, a, b)");
-  add("clamp", arr, "clamp(a, b, c)");
-  if (IsFloatType(t)) add("is-finite", pred, "is-finite(a)");
-  for (P to : kTypes)
-    add("convert", Cat(PrimitiveTypeName(to), "[", n, "]"), "convert(a)");
-  // Scalars: a parameter of one element, a constant, broadcasts of both;
-  // reshape and copy.
-  const char* k = IsFloatType(t)    ? "-2.5"
-                  : t == P::kPred   ? "true"
-                  : IsSignedType(t) ? "-3"
-                                    : "7";
-  lines.push_back(Cat("  k = ", ty, "[] constant(", k, ")"));
-  lines.push_back(Cat("  kb = ", arr, " broadcast(k), dimensions={}"));
-  lines.push_back(Cat("  sb = ", arr, " broadcast(s), dimensions={}"));
-  add("select", arr, "select(p, kb, sb)");
-  lines.push_back(Cat("  rs = ", ty, "[2,", n / 2, "] reshape(c)"));
-  lines.push_back(Cat("  cp = ", ty, "[2,", n / 2, "] copy(rs)"));
-  add("reshape", arr, "reshape(cp)");
-  std::string text = Cat("HloModule m_", ty, "\n\nfused {\n  a = ", arr,
-                         " parameter(0)\n  b = ", arr, " parameter(1)\n  c = ",
-                         arr, " parameter(2)\n  p = ", pred,
-                         " parameter(3)\n  s = ", ty, "[] parameter(4)\n");
-  for (const std::string& l : lines) text += l + "\n";
-  std::string tuple_shape = "(", tuple_args;
-  for (size_t i = 0; i < names.size(); ++i) {
-    tuple_shape += Cat(i ? ", " : "", shapes[i]);
-    tuple_args += Cat(i ? ", " : "", names[i]);
-  }
-  tuple_shape += ")";
-  text += Cat("  ROOT t = ", tuple_shape, " tuple(", tuple_args, ")\n}\n\n",
-              "ENTRY e {\n  a = ", arr, " parameter(0)\n  b = ", arr,
-              " parameter(1)\n  c = ", arr, " parameter(2)\n  p = ", pred,
-              " parameter(3)\n  s = ", ty, "[] parameter(4)\n  ROOT f = ",
-              tuple_shape,
-              " fusion(a, b, c, p, s), kind=kLoop, calls=fused\n}\n");
-  m.text = std::move(text);
-  return m;
-}
-
-// The plan of computation `name` of `text`.
-struct Planned {
-  testing::Parsed parsed;
-  std::unique_ptr<Plan> plan;
-};
-Planned PlanOf(std::string text, std::string_view name = "fused") {
-  Planned p{testing::ParseModule(std::move(text)), nullptr};
-  EXPECT_FALSE(p.parsed.file->HasErrors()) << p.parsed.text;
-  const ParsedFile& f = *p.parsed.file;
-  for (Id c = 0; c < f.computations.size(); ++c) {
-    if (f.Name(f.computations[c]) != name) continue;
-    auto plan = BuildPlan(f, c);
-    EXPECT_TRUE(plan.ok()) << plan.status();
-    if (plan.ok()) p.plan = *std::move(plan);
-  }
-  EXPECT_NE(p.plan, nullptr) << "no computation " << name;
-  return p;
-}
+using testing::kTypes;
+using testing::MakeTypeModule;
+using testing::PlanOf;
+using testing::Planned;
+using testing::TypeModule;
 
 TEST(FusedCodegenTest, EveryOpOnEveryTypeCompilesWithNvrtc) {
   auto version = NvrtcVersion();
@@ -255,5 +135,151 @@ TEST(FusedCodegenTest, NvrtcIsNotMappedAtStart) {
       ::testing::ExitedWithCode(0), "");
 }
 
+
+// ------------------------------------------------------------- on a GPU --
+
+std::string Notes(const BackendRun& r) {
+  std::string all;
+  for (const std::string& n : r.notes) all += n + "\n";
+  return all;
+}
+
+absl::StatusOr<BackendRun> RunOn(Backend& backend, const ParsedFile& file,
+                                 const std::vector<Value>& args,
+                                 bool stats = false, bool compare = false) {
+  BackendOptions o;
+  o.eval.collect_stats = stats;
+  o.compare_with_cpu = compare;
+  return backend.Run(file, 0, args, o);
+}
+
+TEST(FusedKernelGpuTest, EveryOpOnEveryTypeMatchesTheCpuOnEdgeValues) {
+  REQUIRE_GPU();
+  constexpr int64_t kN = 100002;  // more than one grid-stride step
+  auto gpu = MakeGpuBackend();
+  ASSERT_NE(gpu, nullptr);
+  for (P t : kTypes) {
+    const std::string ty(PrimitiveTypeName(t));
+    const TypeModule m = MakeTypeModule(t, kN);
+    auto parsed = ::hlo::exec::testing::ParseModule(m.text);
+    ASSERT_FALSE(parsed.file->HasErrors()) << ty;
+    const std::vector<Value> args = testing::EdgeArguments(t, kN, 7);
+    auto cpu = RunOn(*MakeCpuBackend(), *parsed.file, args);
+    ASSERT_TRUE(cpu.ok()) << ty << ": " << cpu.status();
+    auto g = RunOn(*gpu, *parsed.file, args);
+    ASSERT_TRUE(g.ok()) << ty << ": " << g.status();
+    EXPECT_TRUE(absl::StrContains(Notes(*g), "fusions: 1 run as fused kernels"))
+        << ty << ": " << Notes(*g);
+    // CUDA's math library against the CPU's: up to 8 units in the last place.
+    testing::ExpectSameResults(cpu->result, g->result, m.labels, ty, 8);
+  }
+}
+
+constexpr char kLoop[] = R"(HloModule loop
+fused {
+  p = f32[1000] parameter(0)
+  k = f32[] constant(0.8125)
+  kb = f32[1000] broadcast(k), dimensions={}
+  m = f32[1000] multiply(p, kb)
+  ROOT s = f32[1000] add(m, p)
+}
+cond {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[1000] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[1000] fusion(x), kind=kLoop, calls=fused
+  ROOT t = (s32[], f32[1000]) tuple(j, y)
+}
+ENTRY e {
+  a = f32[1000] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[1000]) tuple(z, a)
+  w = (s32[], f32[1000]) while(t), condition=cond, body=body
+  ROOT r = f32[1000] get-tuple-element(w), index=1
+})";
+
+TEST(FusedKernelGpuTest, AFusionInALoopIsCompiledOnce) {
+  REQUIRE_GPU();
+  auto parsed = ::hlo::exec::testing::ParseModule(kLoop);
+  auto a = Literal::CreateArray(P::kF32, {1000});
+  ASSERT_TRUE(a.ok());
+  for (int i = 0; i < 1000; ++i) a->data<float>()[i] = 0.25f * i - 100;
+  const std::vector<Value> args = {
+      std::make_shared<const Literal>(*std::move(a))};
+  auto cpu = RunOn(*MakeCpuBackend(), *parsed.file, args);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  auto g = RunOn(*MakeGpuBackend(), *parsed.file, args);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(absl::StrContains(
+      Notes(*g), "fusions: 3 runs as fused kernels (1 compiled with NVRTC)"))
+      << Notes(*g);
+  EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 4000), 0);
+}
+
+TEST(FusedKernelGpuTest, DeclinedFusionsRunOpByOpAndSaySo) {
+  REQUIRE_GPU();
+  auto parsed = ::hlo::exec::testing::ParseModule(R"(HloModule t
+fused {
+  a = f32[30,40] parameter(0)
+  t = f32[40,30] transpose(a), dimensions={1,0}
+  ROOT n = f32[40,30] negate(t)
+}
+ENTRY e {
+  a = f32[30,40] parameter(0)
+  ROOT f = f32[40,30] fusion(a), kind=kLoop, calls=fused
+})");
+  auto args = testing::EdgeArguments(P::kF32, 1200, 3);
+  auto a = Literal::CreateArray(P::kF32, {30, 40});
+  ASSERT_TRUE(a.ok());
+  std::memcpy(a->raw(), args[0]->raw(), 4800);
+  const std::vector<Value> in = {std::make_shared<const Literal>(*std::move(a))};
+  auto cpu = RunOn(*MakeCpuBackend(), *parsed.file, in);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  auto g = RunOn(*MakeGpuBackend(), *parsed.file, in);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(absl::StrContains(Notes(*g),
+                                "fusions: 0 runs as fused kernels (0 compiled "
+                                "with NVRTC), 1 op by op: no fused kernel for "
+                                "transpose"))
+      << Notes(*g);
+  EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 4800), 0);
+}
+
+TEST(FusedKernelGpuTest, StatisticsKeepFusionsOpByOp) {
+  REQUIRE_GPU();
+  const TypeModule m = MakeTypeModule(P::kS32, 500);
+  auto parsed = ::hlo::exec::testing::ParseModule(m.text);
+  auto g = RunOn(*MakeGpuBackend(), *parsed.file,
+                 testing::EdgeArguments(P::kS32, 500, 1), /*stats=*/true);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(absl::StrContains(
+      Notes(*g), "1 op by op: per-instruction statistics asked for"))
+      << Notes(*g);
+}
+
+TEST(FusedKernelGpuTest, CompareModeChecksTheFusedKernelAgainstTheCpu) {
+  REQUIRE_GPU();
+  auto parsed = ::hlo::exec::testing::ParseModule(kLoop);
+  auto a = Literal::CreateArray(P::kF32, {1000});
+  ASSERT_TRUE(a.ok());
+  const std::vector<Value> args = {
+      std::make_shared<const Literal>(*std::move(a))};
+  auto g = RunOn(*MakeGpuBackend(), *parsed.file, args, false,
+                 /*compare=*/true);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_FALSE(g->divergence.has_value()) << g->divergence->detail;
+  EXPECT_TRUE(absl::StrContains(Notes(*g), "3 runs as fused kernels"))
+      << Notes(*g);
+}
+
 }  // namespace
 }  // namespace hlo::exec::gpu
+#endif  // HLO_LSP_WITH_CUDA
