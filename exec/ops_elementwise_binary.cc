@@ -114,7 +114,8 @@ absl::Status Binary(const Node& node, const S* x, int64_t nx, const S* y,
             const bool neg = (v >> (T::kBits - 1)) & 1;
             if (s >= T::kBits) return neg ? static_cast<C>(mask) : 0;
             uint64_t r = v >> s;
-            if (neg) r |= (mask << (T::kBits - s)) & mask;
+            // s == 0 keeps v (mask << 64 would be undefined: x86 gave ~0).
+            if (neg && s > 0) r |= (mask << (T::kBits - s)) & mask;
             return static_cast<C>(r);
           }
         });
