@@ -475,14 +475,27 @@ void Runner::CompareStep(const Node& node, const GV& out,
     return;
   }
   SetRefs(out, *ref);
-  if ((*ref)->is_tuple()) return;
-  auto mine = Host(out);
-  if (!mine.ok()) return;
-  auto diff = DescribeDifference(**ref, **mine, options_.atol, options_.rtol);
-  if (!diff) return;
-  comparing_ = false;
-  divergence_ = Divergence{node.id, runs_[node.id], *diff,
-                           StatsOf(node.id, **ref), StatsOf(node.id, **mine)};
+  // Arrays; of a tuple, only a multi-output fusion's (other tuples hold
+  // values compared where they were made).
+  std::vector<std::pair<Value, GV>> pairs;
+  if (!(*ref)->is_tuple()) {
+    pairs.emplace_back(*ref, out);
+  } else if (node.op == O::kFusion &&
+             (*ref)->elements().size() == out->elements.size()) {
+    for (size_t k = 0; k < out->elements.size(); ++k)
+      if (!out->elements[k]->shape.is_tuple())
+        pairs.emplace_back((*ref)->elements()[k], out->elements[k]);
+  }
+  for (const auto& [want, got] : pairs) {
+    auto mine = Host(got);
+    if (!mine.ok()) return;
+    auto diff = DescribeDifference(*want, **mine, options_.atol, options_.rtol);
+    if (!diff) continue;
+    comparing_ = false;
+    divergence_ = Divergence{node.id, runs_[node.id], *diff,
+                             StatsOf(node.id, *want), StatsOf(node.id, **mine)};
+    return;
+  }
 }
 
 // Control flow and plumbing, on the host around device values.

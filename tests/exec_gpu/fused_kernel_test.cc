@@ -278,6 +278,15 @@ TEST(FusedKernelGpuTest, CompareModeChecksTheFusedKernelAgainstTheCpu) {
   EXPECT_FALSE(g->divergence.has_value()) << g->divergence->detail;
   EXPECT_TRUE(absl::StrContains(Notes(*g), "3 runs as fused kernels"))
       << Notes(*g);
+  // A multi-output fusion: each result compared.
+  const TypeModule m = MakeTypeModule(P::kS32, 5000);
+  auto multi = ::hlo::exec::testing::ParseModule(m.text);
+  auto r = RunOn(*MakeGpuBackend(), *multi.file,
+                 testing::EdgeArguments(P::kS32, 5000, 5), false, true);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->divergence.has_value()) << r->divergence->detail;
+  EXPECT_TRUE(absl::StrContains(Notes(*r), "1 run as fused kernels"))
+      << Notes(*r);
 }
 
 }  // namespace
