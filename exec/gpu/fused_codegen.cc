@@ -175,6 +175,8 @@ class Generator {
 
   absl::Status Emit(int i);
   absl::Status EmitConstant(int i, const Node& node);
+  absl::Status EmitBroadcast(int i, const Node& node);
+  absl::Status EmitIota(int i, const Node& node);
   absl::StatusOr<std::string> Unary(const Node& node, const Ty& t, int x);
   absl::StatusOr<std::string> Binary(const Node& node, const Ty& t, int x,
                                      int y);
@@ -203,6 +205,8 @@ absl::Status Generator::Emit(int i) {
   }
   usable_[i] = true;
   const std::vector<int>& in = node.operands;
+  if (node.op == O::kBroadcast) return EmitBroadcast(i, node);
+  if (node.op == O::kIota) return EmitIota(i, node);
   for (int o : in)
     if (!usable_[o])
       return Decline(node, Cat("an operand of ",
@@ -224,15 +228,13 @@ absl::Status Generator::Emit(int i) {
     }
     case O::kConstant:
       return EmitConstant(i, node);
-    case O::kBroadcast:
     case O::kReshape:
     case O::kCopy: {
       if (in.size() != 1 || !same_type(0))
         return Decline(node, "an operand of another type");
-      const int64_t m = *CheckedElementCount(plan_.nodes[in[0]].shape.dims);
-      if (node.op == O::kBroadcast ? m != 1 : m != *count)
-        return Decline(node, "an operand that is not a scalar");
-      Define(i, V(in[0]));
+      if (*CheckedElementCount(plan_.nodes[in[0]].shape.dims) != *count)
+        return Decline(node, "an operand of another size");
+      Define(i, V(in[0]));  // row-major order is kept: element i is i
       return absl::OkStatus();
     }
     case O::kConvert:
@@ -297,6 +299,62 @@ absl::Status Generator::Emit(int i) {
   }
   if (!e.ok()) return e.status();
   Define(i, *e);
+  return absl::OkStatus();
+}
+
+// Element i of a node of n elements, when its dims are `dims`: its
+// coordinate along dimension d (row-major).
+std::string Coordinate(const std::vector<int64_t>& dims, size_t d) {
+  int64_t stride = 1;
+  for (size_t k = d + 1; k < dims.size(); ++k) stride *= dims[k];
+  return Cat("((i / ", stride, "ll) % ", dims[d], "ll)");
+}
+
+// A broadcast of a scalar is that scalar; of a parameter, the parameter
+// read at the operand index of each element (bias vectors and the like);
+// other operands would need their whole computation at another index.
+absl::Status Generator::EmitBroadcast(int i, const Node& node) {
+  const std::vector<int>& in = node.operands;
+  if (in.size() != 1 || plan_.nodes[in[0]].shape.type != node.shape.type)
+    return Decline(node, "an operand of another type");
+  const Node& operand = plan_.nodes[in[0]];
+  const int64_t m = CheckedElementCount(operand.shape.dims).value_or(-1);
+  if (m == 1 && usable_[in[0]]) {
+    Define(i, V(in[0]));
+    return absl::OkStatus();
+  }
+  if (operand.op != O::kParameter)
+    return Decline(node, "a non-scalar operand that is not a parameter");
+  const std::vector<int64_t> map =
+      node.attrs.dimensions.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t>& od = operand.shape.dims;
+  const std::vector<int64_t>& dims = node.shape.dims;
+  if (map.size() != od.size())
+    return Decline(node, "dimensions= do not match the operand");
+  std::string index = "0";
+  int64_t stride = 1;
+  for (int k = static_cast<int>(od.size()) - 1; k >= 0; --k) {
+    if (map[k] < 0 || map[k] >= static_cast<int64_t>(dims.size()) ||
+        od[k] != dims[map[k]])
+      return Decline(node, "dimensions= do not match the operand");
+    index += Cat(" + ", Coordinate(dims, map[k]), " * ", stride, "ll");
+    stride *= od[k];
+  }
+  Define(i, Cat("p", operand.attrs.parameter_number.value_or(0), "[", index,
+                "]"));
+  return absl::OkStatus();
+}
+
+// iota: the coordinate along iota_dimension, converted as the CPU does.
+absl::Status Generator::EmitIota(int i, const Node& node) {
+  const int64_t d = node.attrs.iota_dimension.value_or(-1);
+  const std::vector<int64_t>& dims = node.shape.dims;
+  if (d < 0 || d >= static_cast<int64_t>(dims.size()))
+    return Decline(node, "iota_dimension out of range");
+  const Ty& t = *types_[i];
+  const std::string v = Cat("(s64)", Coordinate(dims, d));
+  Define(i, t.kind == K::kPred ? Store(t, Cat(v, " != 0"))
+                               : Store(t, Cat("(", t.c, ")", v)));
   return absl::OkStatus();
 }
 

@@ -4,16 +4,17 @@
 // NVRTC to compile (nvrtc.h). Plain C++: no CUDA headers, runs without a GPU.
 //
 // Taken: computations whose root is one array of n elements (or a tuple of
-// such arrays: a multi-output fusion) and whose
-// nodes are parameters (n elements, or one that every element reads),
-// scalar constants, broadcasts of a scalar, reshape/copy (dense row-major
-// values: the identity), convert, and the elementwise ops (unary, binary,
-// compare, select, clamp, is-finite, real/imag of floats) on pred, s8..s64,
-// u8..u64, f16, bf16, f32 and f64. Every node's value is its stored element
-// (narrow floats round after each op, as the CPU evaluator does), and each
-// op mirrors the CPU op functions' edge rules. Anything else is declined
-// with an Unimplemented status naming the op (or the type), and the
-// backend runs that fusion op by op.
+// such arrays: a multi-output fusion) and whose nodes are parameters (n
+// elements, or one that every element reads), scalar constants, broadcasts
+// of a scalar or of a parameter (read at each element's operand index: bias
+// vectors), iota, reshape/copy (dense row-major values: the identity),
+// convert, and the elementwise ops (unary, binary, compare, select, clamp,
+// is-finite, real/imag of floats) on pred, s8..s64, u8..u64, f16, bf16, f32
+// and f64. Every node's value is its stored element (narrow floats round
+// after each op, as the CPU evaluator does), and each op mirrors the CPU op
+// functions' edge rules. Anything else is declined with an Unimplemented
+// status naming the op (or the type), and the backend runs that fusion op
+// by op.
 #ifndef HLO_LSP_EXEC_GPU_FUSED_CODEGEN_H_
 #define HLO_LSP_EXEC_GPU_FUSED_CODEGEN_H_
 

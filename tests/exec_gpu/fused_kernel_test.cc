@@ -48,7 +48,7 @@ TEST(FusedCodegenTest, EveryOpOnEveryTypeCompilesWithNvrtc) {
     auto src = GenerateFusedKernel(*p.plan);
     ASSERT_TRUE(src.ok()) << PrimitiveTypeName(t) << ": " << src.status();
     EXPECT_EQ(src->elements, 64);
-    EXPECT_EQ(src->parameters, 5);
+    EXPECT_EQ(src->parameters, 6);
     EXPECT_EQ(src->results, static_cast<int>(m.labels.size()));
     auto ptx = CompileToPtx(src->source);
     ASSERT_TRUE(ptx.ok()) << PrimitiveTypeName(t) << ": " << ptx.status();
@@ -76,10 +76,13 @@ TEST(FusedCodegenTest, DeclinesWhatItCannotFuseNamingTheOp) {
       {"  a = f32[4,8] parameter(0)\n"
        "  ROOT t = f32[8,4] transpose(a), dimensions={1,0}",
        "no fused kernel for transpose"},
-      {"  a = f32[8] parameter(0)\n"
-       "  b = f32[4,8] broadcast(a), dimensions={1}\n"
-       "  ROOT n = f32[4,8] negate(b)",
-       "no fused kernel for broadcast"},
+      {"  a = f32[8] parameter(0)\n  n = f32[8] negate(a)\n"
+       "  ROOT b = f32[4,8] broadcast(n), dimensions={1}",
+       "no fused kernel for negate: a value of f32[8] in a fusion of 32"},
+      {"  a = f32[4,4] parameter(0)\n  n = f32[4,4] negate(a)\n"
+       "  ROOT b = f32[4,4] broadcast(n), dimensions={1,0}",
+       "no fused kernel for broadcast: a non-scalar operand that is not a "
+       "parameter"},
       {"  a = c64[8] parameter(0)\n  ROOT n = c64[8] negate(a)",
        "no fused kernel for parameter: c64 values"},
       {"  a = f32[3] parameter(0)\n"

@@ -52,8 +52,8 @@ struct TypeModule {
 };
 
 // A module whose fusion `fused` applies every op the generator takes for
-// `t` (each on parameters a, b, c of n elements, pred p and scalar s) and
-// returns all results as one tuple.
+// `t` (each on parameters a, b, c of n elements, pred p, scalar s and
+// vector v of n / 2, n even) and returns all results as one tuple.
 inline TypeModule MakeTypeModule(P t, int64_t n) {
   const std::string ty(PrimitiveTypeName(t));
   const std::string arr = Cat(ty, "[", n, "]");
@@ -113,10 +113,20 @@ inline TypeModule MakeTypeModule(P t, int64_t n) {
   lines.push_back(Cat("  rs = ", ty, "[2,", n / 2, "] reshape(c)"));
   lines.push_back(Cat("  cp = ", ty, "[2,", n / 2, "] copy(rs)"));
   add("reshape", arr, "reshape(cp)");
+  // Broadcasts of a vector parameter along either dim, iota along either.
+  const std::string half = Cat(ty, "[2,", n / 2, "]"), flip = Cat(ty, "[", n / 2, ",2]");
+  lines.push_back(Cat("  b1 = ", half, " broadcast(v), dimensions={1}"));
+  lines.push_back(Cat("  b0 = ", flip, " broadcast(v), dimensions={0}"));
+  lines.push_back(Cat("  i1 = ", half, " iota(), iota_dimension=1"));
+  lines.push_back(Cat("  i0 = ", half, " iota(), iota_dimension=0"));
+  for (const char* x : {"b1", "b0"})
+    add("broadcast", arr, Cat("reshape(", x, ")"));
+  for (const char* x : {"i1", "i0"}) add("iota", arr, Cat("reshape(", x, ")"));
   std::string text = Cat("HloModule m_", ty, "\n\nfused {\n  a = ", arr,
                          " parameter(0)\n  b = ", arr, " parameter(1)\n  c = ",
                          arr, " parameter(2)\n  p = ", pred,
-                         " parameter(3)\n  s = ", ty, "[] parameter(4)\n");
+                         " parameter(3)\n  s = ", ty, "[] parameter(4)\n  v = ",
+                         ty, "[", n / 2, "] parameter(5)\n");
   for (const std::string& l : lines) text += l + "\n";
   std::string tuple_shape = "(", tuple_args;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -127,9 +137,9 @@ inline TypeModule MakeTypeModule(P t, int64_t n) {
   text += Cat("  ROOT t = ", tuple_shape, " tuple(", tuple_args, ")\n}\n\n",
               "ENTRY e {\n  a = ", arr, " parameter(0)\n  b = ", arr,
               " parameter(1)\n  c = ", arr, " parameter(2)\n  p = ", pred,
-              " parameter(3)\n  s = ", ty, "[] parameter(4)\n  ROOT f = ",
-              tuple_shape,
-              " fusion(a, b, c, p, s), kind=kLoop, calls=fused\n}\n");
+              " parameter(3)\n  s = ", ty, "[] parameter(4)\n  v = ", ty, "[",
+              n / 2, "] parameter(5)\n  ROOT f = ", tuple_shape,
+              " fusion(a, b, c, p, s, v), kind=kLoop, calls=fused\n}\n");
   m.text = std::move(text);
   return m;
 }
@@ -153,8 +163,8 @@ inline Planned PlanOf(std::string text, std::string_view name = "fused") {
   return p;
 }
 
-// Entry arguments for MakeTypeModule's module: a, b, c of n elements and
-// s, a scalar, of `t`, p of pred; about a third of the elements are edge
+// Entry arguments for MakeTypeModule's module: a, b, c of n elements, s, a
+// scalar, and v of n / 2 elements, of `t`, p of pred; about a third of the elements are edge
 // values (NaN of both signs, inf, -0, subnormals, the largest values;
 // integer extremes, zero, -1, shift counts around the width), the rest
 // random (narrow floats: random bit patterns).
@@ -213,6 +223,7 @@ inline std::vector<Value> EdgeArguments(P t, int64_t n, uint32_t seed) {
   EXPECT_TRUE(scalar.ok());
   std::memcpy(scalar->raw(), s->raw(), StorageBytes(t));
   args.push_back(std::make_shared<const Literal>(*std::move(scalar)));
+  args.push_back(array(t, n / 2));
   return args;
 }
 
