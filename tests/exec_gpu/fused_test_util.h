@@ -184,7 +184,7 @@ inline std::vector<Value> EdgeArguments(P t, int64_t n, uint32_t seed) {
                  type == P::kBF16) {
         const double specials[] = {0.0,     -0.0,  1.0,   -1.0,   INFINITY,
                                    -INFINITY, NAN, -NAN,  1e-40,  -3e-39,
-                                   3.4e38,  -1.8e308, 0.5, 2.5,  -2.5,
+                                   3.4e38,  -1.7e308, 0.5, 2.5,  -2.5,
                                    65504,   1e-8,  7e-6,  100.5, -0.75};
         double d = edge ? specials[rng() % std::size(specials)]
                         : std::ldexp(static_cast<double>(rng() % 2000) - 1000,
