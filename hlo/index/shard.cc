@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <system_error>
 #include <thread>
 
@@ -50,27 +53,6 @@ static_assert(sizeof(FileRecord) == 64);
 constexpr uint32_t kFileIsHlo = 1;
 
 size_t Pad8(size_t n) { return (n + 7) & ~size_t{7}; }
-
-class Writer {
- public:
-  template <typename T>
-  void Put(std::span<const T> v) {
-    Raw(v.data(), v.size() * sizeof(T));
-  }
-  void Put(std::string_view s) { Raw(s.data(), s.size()); }
-  template <typename T>
-  void PutOne(const T& v) {
-    Raw(&v, sizeof(T));
-  }
-  std::string& bytes() { return bytes_; }
-
- private:
-  void Raw(const void* p, size_t n) {
-    bytes_.append(static_cast<const char*>(p), n);
-    bytes_.resize(Pad8(bytes_.size()), '\0');
-  }
-  std::string bytes_;
-};
 
 // Reads aligned sections; fails (ok() false) on any overrun.
 class Reader {
@@ -171,8 +153,31 @@ uint64_t ContentHash(std::string_view bytes) {
   return XXH3_64bits(bytes.data(), bytes.size());
 }
 
-std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
-                              std::span<const CachedFile> files) {
+size_t EncodedCache::size() const {
+  size_t n = 0;
+  for (std::string_view p : parts_) n += p.size();
+  return n;
+}
+
+std::string EncodedCache::Flatten() const {
+  std::string out;
+  out.reserve(size());
+  for (std::string_view p : parts_) out.append(p);
+  return out;
+}
+
+void EncodedCache::Borrow(std::string_view bytes) {
+  static constexpr char kZeros[8] = {};
+  parts_.push_back(bytes);
+  if (size_t pad = Pad8(bytes.size()) - bytes.size()) {
+    parts_.push_back(std::string_view(kZeros, pad));
+  }
+}
+
+EncodedCache EncodeFolderCache(std::string_view folder,
+                               const SymbolStore& store,
+                               std::span<const CachedFile> files) {
+  EncodedCache out;
   // Renumber the blocks and strings the files use, in their old order.
   std::vector<uint32_t> block_map(store.block_count(), kNoRef);
   std::vector<uint32_t> name_map(store.names().size(), kNoRef);
@@ -192,39 +197,61 @@ std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
       if (r.opcode != kNoRef) other_map[r.opcode] = 0;
     }
   }
+  // A table with nothing to drop (a fresh index) is written as it is.
   auto renumber = [](std::vector<uint32_t>* map, const StringTable& table,
-                     std::vector<uint32_t>* offsets, std::string* arena) {
-    // At most the whole table: reserved so that a large arena is not copied
-    // as it grows.
-    offsets->reserve(map->size() + 1);
-    arena->reserve(table.bytes());
-    offsets->push_back(0);
+                     EncodedCache* out, std::span<const uint32_t>* offsets,
+                     std::string_view* arena) {
+    if (std::find(map->begin(), map->end(), kNoRef) == map->end()) {
+      std::iota(map->begin(), map->end(), 0u);
+      *offsets = table.offsets();
+      *arena = table.arena();
+      return true;
+    }
+    std::vector<uint32_t> new_offsets;
+    std::string new_arena;
+    new_offsets.reserve(map->size() + 1);
+    new_arena.reserve(table.bytes());
+    new_offsets.push_back(0);
     for (uint32_t i = 0; i < map->size(); ++i) {
       if ((*map)[i] == kNoRef) continue;
-      (*map)[i] = static_cast<uint32_t>(offsets->size() - 1);
-      arena->append(table.Get(i));
-      offsets->push_back(static_cast<uint32_t>(arena->size()));
+      (*map)[i] = static_cast<uint32_t>(new_offsets.size() - 1);
+      new_arena.append(table.Get(i));
+      new_offsets.push_back(static_cast<uint32_t>(new_arena.size()));
     }
+    *offsets = out->Keep(std::move(new_offsets));
+    *arena = out->Keep(std::move(new_arena));
+    return false;
   };
-  std::vector<uint32_t> name_offsets, other_offsets;
-  std::string name_arena, other_arena;
-  renumber(&name_map, store.names(), &name_offsets, &name_arena);
-  renumber(&other_map, store.others(), &other_offsets, &other_arena);
+  std::span<const uint32_t> name_offsets, other_offsets;
+  std::string_view name_arena, other_arena;
+  const bool names_whole =
+      renumber(&name_map, store.names(), &out, &name_offsets, &name_arena);
+  const bool others_whole =
+      renumber(&other_map, store.others(), &out, &other_offsets, &other_arena);
 
-  std::vector<uint32_t> block_begin;
-  std::vector<Record> out_records;
-  block_begin.reserve(blocks + 1);
-  out_records.reserve(records);
-  block_begin.push_back(0);
-  for (uint32_t b = 0; b < block_map.size(); ++b) {
-    if (block_map[b] == kNoRef) continue;
-    for (Record r : store.Block(b)) {
-      r.name = name_map[r.name];
-      if (r.shape != kNoRef) r.shape = other_map[r.shape];
-      if (r.opcode != kNoRef) r.opcode = other_map[r.opcode];
-      out_records.push_back(r);
+  std::span<const uint32_t> block_begin;
+  std::span<const Record> out_records;
+  if (names_whole && others_whole && blocks == block_map.size()) {
+    block_begin = store.block_begin();
+    out_records = store.records();
+  } else {
+    std::vector<uint32_t> new_begin;
+    std::vector<Record> new_records;
+    new_begin.reserve(blocks + 1);
+    new_records.reserve(records);
+    new_begin.push_back(0);
+    for (uint32_t b = 0; b < block_map.size(); ++b) {
+      if (block_map[b] == kNoRef) continue;
+      for (Record r : store.Block(b)) {
+        r.name = name_map[r.name];
+        if (r.shape != kNoRef) r.shape = other_map[r.shape];
+        if (r.opcode != kNoRef) r.opcode = other_map[r.opcode];
+        new_records.push_back(r);
+      }
+      new_begin.push_back(static_cast<uint32_t>(new_records.size()));
     }
-    block_begin.push_back(static_cast<uint32_t>(out_records.size()));
+    block_begin = out.Keep(std::move(new_begin));
+    out_records = out.Keep(std::move(new_records));
   }
   std::vector<FileRecord> file_records;
   std::vector<BlockUse> uses;
@@ -278,40 +305,37 @@ std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
   c.module_count = static_cast<uint32_t>(modules.size());
   c.path_arena = static_cast<uint32_t>(paths.size());
 
-  Writer w;
-  // Sized once: growing a cache of tens of MB by doubling copied it twice.
-  auto bytes_of = [](const auto& v) {
-    return Pad8(v.size() * sizeof(v[0]));
-  };
-  w.bytes().reserve(
-      sizeof(Header) + Pad8(sizeof(c)) + Pad8(folder.size()) +
-      bytes_of(name_offsets) + bytes_of(name_arena) + bytes_of(other_offsets) +
-      bytes_of(other_arena) + bytes_of(block_begin) + bytes_of(out_records) +
-      bytes_of(file_records) + bytes_of(uses) + bytes_of(modules) +
-      bytes_of(paths));
-  w.bytes().resize(sizeof(Header));
-  w.PutOne(c);
-  w.Put(folder);
-  w.Put(std::span<const uint32_t>(name_offsets));
-  w.Put(name_arena);
-  w.Put(std::span<const uint32_t>(other_offsets));
-  w.Put(other_arena);
-  w.Put(std::span<const uint32_t>(block_begin));
-  w.Put(std::span<const Record>(out_records));
-  w.Put(std::span<const FileRecord>(file_records));
-  w.Put(std::span<const BlockUse>(uses));
-  w.Put(std::span<const std::pair<uint32_t, uint32_t>>(modules));
-  w.Put(paths);
-  std::string& out = w.bytes();
+  // The sections, each padded to 8 bytes, then the header in front.
+  out.Borrow(out.Keep(
+      std::string(reinterpret_cast<const char*>(&c), sizeof(c))));
+  out.Borrow(out.Keep(std::string(folder)));
+  out.Borrow(name_offsets);
+  out.Borrow(name_arena);
+  out.Borrow(other_offsets);
+  out.Borrow(other_arena);
+  out.Borrow(block_begin);
+  out.Borrow(out_records);
+  out.Borrow(out.Keep(std::move(file_records)));
+  out.Borrow(out.Keep(std::move(uses)));
+  out.Borrow(out.Keep(std::move(modules)));
+  out.Borrow(out.Keep(std::move(paths)));
+
   Header h;
   std::memset(&h, 0, sizeof(h));
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.version = kVersion;
-  h.payload_size = out.size() - sizeof(Header);
-  h.payload_hash = XXH3_64bits(out.data() + sizeof(Header), h.payload_size);
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  for (std::string_view part : out.parts_) {
+    XXH3_64bits_update(state, part.data(), part.size());
+    h.payload_size += part.size();
+  }
+  h.payload_hash = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
   h.header_hash = XXH3_64bits(&h, offsetof(Header, header_hash));
-  std::memcpy(out.data(), &h, sizeof(h));
-  return std::move(out);
+  out.parts_.insert(out.parts_.begin(), out.Keep(std::string(
+      reinterpret_cast<const char*>(&h), sizeof(h))));
+  return out;
 }
 
 std::optional<FolderCache> DecodeFolderCache(
@@ -426,7 +450,7 @@ CacheStore::LoadResult CacheStore::Load(std::string_view folder,
 }
 
 absl::Status CacheStore::Save(std::string_view folder,
-                              std::string_view bytes) const {
+                              const EncodedCache& bytes) const {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return absl::UnavailableError(dir_.string() + ": " + ec.message());
@@ -439,15 +463,35 @@ absl::Status CacheStore::Save(std::string_view folder,
   if (fd < 0) {
     return absl::UnavailableError(temp + ": " + std::strerror(errno));
   }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+  // The parts straight from where they are (some are the store's own
+  // arrays), a batch of them per call.
+  std::vector<struct iovec> iov;
+  for (std::string_view part : bytes.parts()) {
+    if (part.empty()) continue;
+    iov.push_back({const_cast<char*>(part.data()), part.size()});
+  }
+  bool failed = false;
+  for (size_t next = 0; next < iov.size() && !failed;) {
+    int count = static_cast<int>(std::min<size_t>(iov.size() - next, IOV_MAX));
+    ssize_t n = ::writev(fd, iov.data() + next, count);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
+    if (n <= 0) {
+      failed = true;
+      break;
+    }
+    // Skip what was written; a part written in part is continued.
+    size_t done = static_cast<size_t>(n);
+    while (next < iov.size() && done >= iov[next].iov_len) {
+      done -= iov[next].iov_len;
+      ++next;
+    }
+    if (done > 0) {
+      iov[next].iov_base = static_cast<char*>(iov[next].iov_base) + done;
+      iov[next].iov_len -= done;
+    }
   }
   ::close(fd);
-  if (done != bytes.size() || ::rename(temp.c_str(), target.c_str()) != 0) {
+  if (failed || ::rename(temp.c_str(), target.c_str()) != 0) {
     ::unlink(temp.c_str());
     return absl::UnavailableError(target.string() + ": write failed");
   }

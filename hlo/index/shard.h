@@ -56,10 +56,47 @@ struct FolderCache {
   std::shared_ptr<const void> storage;
 };
 
+// An encoded folder cache as a list of byte ranges, some of them the
+// store's own arrays (valid while the store is not changed), so that a
+// cache of tens of MB is written without being copied into one buffer.
+class EncodedCache {
+ public:
+  std::span<const std::string_view> parts() const { return parts_; }
+  size_t size() const;
+  std::string Flatten() const;  // the parts in one string
+
+ private:
+  friend EncodedCache EncodeFolderCache(std::string_view folder,
+                                        const SymbolStore& store,
+                                        std::span<const CachedFile> files);
+  template <typename T>
+  std::span<const T> Keep(std::vector<T> v) {
+    auto kept = std::make_shared<const std::vector<T>>(std::move(v));
+    keep_.push_back(kept);
+    return *kept;
+  }
+  std::string_view Keep(std::string s) {
+    auto kept = std::make_shared<const std::string>(std::move(s));
+    keep_.push_back(kept);
+    return *kept;
+  }
+  template <typename T>
+  void Borrow(std::span<const T> v) {
+    Borrow(std::string_view(reinterpret_cast<const char*>(v.data()),
+                            v.size_bytes()));
+  }
+  void Borrow(std::string_view bytes);  // and zeros up to a multiple of 8
+
+  std::vector<std::string_view> parts_;
+  std::vector<std::shared_ptr<const void>> keep_;
+};
+
 // Serialisation (exposed for tests). Only the blocks and strings that
-// `files` use are written, renumbered densely.
-std::string EncodeFolderCache(std::string_view folder, const SymbolStore& store,
-                              std::span<const CachedFile> files);
+// `files` use are written, renumbered densely; when that is all of them the
+// store's arrays are borrowed as they are.
+EncodedCache EncodeFolderCache(std::string_view folder,
+                               const SymbolStore& store,
+                               std::span<const CachedFile> files);
 // nullopt unless `bytes` are a complete, checksummed cache of this version
 // whose every id and range is in bounds.
 std::optional<FolderCache> DecodeFolderCache(
@@ -77,7 +114,7 @@ class CacheStore {
   enum class LoadResult { kHit, kMiss, kCorrupt };
   LoadResult Load(std::string_view folder, FolderCache* out) const;
   // Writes to a temporary file and renames it over the old one.
-  absl::Status Save(std::string_view folder, std::string_view bytes) const;
+  absl::Status Save(std::string_view folder, const EncodedCache& bytes) const;
 
   std::filesystem::path PathFor(std::string_view folder) const;
 

@@ -46,6 +46,9 @@ class StringTable {
   }
   // Bytes of all strings together.
   size_t bytes() const { return offsets_view_.back(); }
+  // The strings back to back, and where each starts (size() + 1 offsets).
+  std::string_view arena() const { return arena_view_.substr(0, bytes()); }
+  std::span<const uint32_t> offsets() const { return offsets_view_; }
   size_t MemoryUsage() const;
 
   // Replaces the contents (a loaded cache); the lookup set is rebuilt only

@@ -644,7 +644,6 @@ void WorkspaceIndex::Persist(bool force) {
   if (!cache_) return;
   std::lock_guard<std::mutex> persist_lock(persist_mutex_);
   auto now = std::chrono::steady_clock::now();
-  std::vector<std::pair<std::string, std::string>> writes;
   {
     std::shared_lock<std::shared_mutex> lock(mutex_);
     for (Folder& folder : folders_) {
@@ -663,17 +662,16 @@ void WorkspaceIndex::Persist(bool force) {
         f.modules = e.modules;
         files.push_back(std::move(f));
       }
-      writes.emplace_back(folder.path,
-                          EncodeFolderCache(folder.path, store_, files));
+      // Written under the shared lock: the encoding borrows the store's
+      // arrays, which writers would change.
+      absl::Status saved = cache_->Save(
+          folder.path, EncodeFolderCache(folder.path, store_, files));
+      if (!saved.ok()) Warn(std::string(saved.message()));
       // Guarded by persist_mutex_ (writers of these fields hold it or the
       // exclusive lock, never both orders).
       folder.dirty = false;
       folder.saved = now;
     }
-  }
-  for (const auto& [folder, bytes] : writes) {
-    absl::Status saved = cache_->Save(folder, bytes);
-    if (!saved.ok()) Warn(std::string(saved.message()));
   }
 }
 
@@ -701,7 +699,7 @@ void WorkspaceIndex::Compact() {
     ids.push_back(id);
   }
   if (live_records * 2 > store_.records().size()) return;
-  std::string bytes = EncodeFolderCache("", store_, files);
+  std::string bytes = EncodeFolderCache("", store_, files).Flatten();
   std::optional<FolderCache> compact = DecodeFolderCache(bytes, nullptr);
   if (!compact) return;
   store_.Assign(compact->name_arena, compact->name_offsets,
