@@ -22,6 +22,7 @@
 #include "exec/gpu/bench.h"
 #include "exec/gpu/cublas.h"
 #include "exec/gpu/fused_codegen.h"
+#include "exec/gpu/fused_prelude.h"
 #include "exec/gpu/kernels.h"
 #include "exec/gpu/nvrtc.h"
 #include "exec/gpu/placement.h"
@@ -125,6 +126,7 @@ class Runner {
  public:
   Runner(const ParsedFile& file, Id module, const BackendOptions& options)
       : file_(file),
+        module_(module),
         options_(options),
         cpu_(file, module, HostOptions(options), 0, DeviceCount{},
              &rendezvous_),
@@ -232,7 +234,9 @@ class Runner {
       out.notes.push_back(
           Cat("fusions: ", fused_runs_, " run", fused_runs_ == 1 ? "" : "s",
               " as fused kernels (", kernels_compiled_,
-              " compiled with NVRTC), ", op_by_op_runs_, " op by op",
+              " compiled with NVRTC in ", programs_compiled_, " program",
+              programs_compiled_ == 1 ? "" : "s", "), ", op_by_op_runs_,
+              " op by op",
               list.empty() ? "" : ": ", list));
     }
     out.notes.push_back(Cat("transfers: ", Bytes(to_device_bytes_),
@@ -260,6 +264,7 @@ class Runner {
   std::optional<absl::StatusOr<GV>> Fused(const Node& node, Id callee,
                                           const std::vector<GV>& in,
                                           int depth);
+  void PrepareFusions();
   absl::StatusOr<GV> Elementwise(const Node& node, const std::vector<GV>& in);
   absl::StatusOr<GV> Copy(const LiteralShape& shape, const StridedCopy& c,
                           const GV& src);
@@ -276,6 +281,7 @@ class Runner {
   const std::string& Reason(const Plan& plan, const Node& node);
 
   const ParsedFile& file_;
+  Id module_;
   BackendOptions options_;
   Rendezvous rendezvous_;
   Evaluator cpu_;  // plans, and the ops without a device kernel
@@ -299,7 +305,8 @@ class Runner {
   std::map<Id, FusedEntry> fused_;
   std::map<std::string, int64_t> op_by_op_;
   int64_t fused_runs_ = 0, op_by_op_runs_ = 0, kernels_compiled_ = 0;
-  bool fuse_ = true;
+  int64_t programs_compiled_ = 0;
+  bool fuse_ = true, fusions_prepared_ = false;
   int64_t to_device_bytes_ = 0, to_host_bytes_ = 0;
   int64_t steps_ = 0;
   bool comparing_;
@@ -679,6 +686,55 @@ absl::StatusOr<GV> Runner::Structural(const Node& node,
   return absl::UnknownError("not structural");
 }
 
+// The kernels of every fusion of the module, compiled as one NVRTC program
+// at the first fusion run: a compilation costs ~40 ms however small the
+// kernel, and modules hold hundreds of fusions. When the batch does not
+// compile, each fusion is tried alone at its first run (and reports why).
+void Runner::PrepareFusions() {
+  fusions_prepared_ = true;
+  std::vector<Id> callees;
+  std::set<Id> seen;
+  const Module& m = file_.modules[module_];
+  for (Id c = m.computations.begin; c < m.computations.end(); ++c) {
+    auto plan = cpu_.GetPlan(c);
+    if (!plan.ok()) continue;
+    for (const Node& node : (*plan)->nodes) {
+      const Id callee = node.op == O::kFusion ? node.Call("calls") : kNone;
+      if (callee != kNone && seen.insert(callee).second)
+        callees.push_back(callee);
+    }
+  }
+  std::string source = kFusedPrelude;
+  std::vector<std::string> names;
+  std::vector<std::pair<Id, FusedEntry>> batch;
+  for (Id callee : callees) {
+    auto plan = cpu_.GetPlan(callee);
+    if (!plan.ok()) continue;
+    const std::string name = Cat(kFusedKernelName, "_", batch.size());
+    auto src = GenerateFusedKernel(**plan, name);
+    if (!src.ok()) {
+      fused_[callee].declined = std::string(src.status().message());
+      continue;
+    }
+    source += src->kernel;
+    names.push_back(name);
+    FusedEntry e;
+    e.elements = src->elements;
+    e.results = src->results;
+    batch.emplace_back(callee, std::move(e));
+  }
+  if (batch.empty()) return;
+  bool compiled = false;
+  auto kernels = LoadKernels(source, names, &compiled);
+  if (!kernels.ok()) return;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    batch[k].second.kernel = (*kernels)[k];
+    fused_[batch[k].first] = std::move(batch[k].second);
+  }
+  kernels_compiled_ += compiled ? static_cast<int64_t>(batch.size()) : 0;
+  programs_compiled_ += compiled ? 1 : 0;
+}
+
 // The fusion as one generated kernel; nullopt when it runs op by op (the
 // reason counted for the notes).
 std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
@@ -698,8 +754,9 @@ std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
   const int64_t steps = static_cast<int64_t>(plan.nodes.size());
   if (options_.eval.max_steps && steps_ + steps > options_.eval.max_steps)
     return std::nullopt;  // op by op, to stop at the limit
+  if (!fusions_prepared_) PrepareFusions();
   auto it = fused_.find(callee);
-  if (it == fused_.end()) {
+  if (it == fused_.end()) {  // not in the module's batch: alone
     FusedEntry e;
     auto source = GenerateFusedKernel(plan);
     if (!source.ok()) {
@@ -712,6 +769,7 @@ std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
         e.elements = source->elements;
         e.results = source->results;
         kernels_compiled_ += compiled ? 1 : 0;
+        programs_compiled_ += compiled ? 1 : 0;
       } else {
         e.declined = Cat("no fused kernel: ", kernel.status().message());
       }

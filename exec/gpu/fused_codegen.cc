@@ -102,7 +102,8 @@ const char* Relation(ComparisonDirection d) {
 
 class Generator {
  public:
-  explicit Generator(const Plan& plan) : plan_(plan) {}
+  Generator(const Plan& plan, std::string_view name)
+      : plan_(plan), name_(name) {}
 
   absl::StatusOr<FusedKernelSource> Run() {
     const Node& root = plan_.nodes[plan_.root];
@@ -142,13 +143,14 @@ class Generator {
     out.elements = n_;
     out.parameters = static_cast<int>(plan_.parameters.size());
     out.results = static_cast<int>(results.size());
-    out.source = Cat(kFusedPrelude, "\nextern \"C\" __global__ void ",
-                     kFusedKernelName, "(long long n, ", params, ") {\n",
+    out.kernel = Cat("\nextern \"C\" __global__ void ", name_,
+                     "(long long n, ", params, ") {\n",
                      scalars_,
                      "  for (long long i = (long long)blockIdx.x * blockDim.x + "
                      "threadIdx.x; i < n;\n       i += (long long)blockDim.x * "
                      "gridDim.x) {\n",
                      body_, stores, "  }\n}\n");
+    out.source = kFusedPrelude + out.kernel;
     return out;
   }
 
@@ -183,6 +185,7 @@ class Generator {
   std::string Convert(const Node& node, int x);
 
   const Plan& plan_;
+  std::string name_;
   int64_t n_ = 0;
   std::vector<std::optional<Ty>> types_;
   std::vector<bool> usable_;  // a value of n elements or one
@@ -508,10 +511,11 @@ absl::StatusOr<std::string> Generator::Binary(const Node& node, const Ty& t,
 
 }  // namespace
 
-absl::StatusOr<FusedKernelSource> GenerateFusedKernel(const Plan& plan) {
+absl::StatusOr<FusedKernelSource> GenerateFusedKernel(const Plan& plan,
+                                                      std::string_view name) {
   if (plan.root < 0 || plan.root >= static_cast<int>(plan.nodes.size()))
     return absl::InvalidArgumentError("a fused computation without a root");
-  return Generator(plan).Run();
+  return Generator(plan, name).Run();
 }
 
 }  // namespace hlo::exec::gpu

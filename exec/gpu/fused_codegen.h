@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "exec/evaluator_internal.h"
@@ -34,13 +35,17 @@ namespace hlo::exec::gpu {
 inline constexpr char kFusedKernelName[] = "hlo_fused";
 
 struct FusedKernelSource {
+  std::string kernel;  // the kernel alone (after kFusedPrelude, see below)
   std::string source;  // the prelude and the kernel, ready for NVRTC
   int64_t elements = 0;  // n: the root's element count
   int parameters = 0;    // input pointers after n
   int results = 1;       // output pointers after those
 };
 
-absl::StatusOr<FusedKernelSource> GenerateFusedKernel(const Plan& plan);
+// `name`: the kernel's; kernels of several fusions can be compiled as one
+// program (kFusedPrelude, then each kernel) when their names differ.
+absl::StatusOr<FusedKernelSource> GenerateFusedKernel(
+    const Plan& plan, std::string_view name = kFusedKernelName);
 
 }  // namespace hlo::exec::gpu
 

@@ -132,8 +132,9 @@ absl::StatusOr<int> DeviceArch(const NvrtcApi& api) {
 
 struct Loaded {
   std::string source;
+  std::vector<std::string> names;
   cudaLibrary_t library = nullptr;
-  cudaKernel_t kernel = nullptr;
+  std::vector<const void*> kernels;
 };
 
 }  // namespace
@@ -185,13 +186,22 @@ absl::StatusOr<std::string> CompileToPtx(const std::string& source,
 
 absl::StatusOr<const void*> LoadKernel(const std::string& source,
                                        const char* name, bool* compiled) {
+  auto kernels = LoadKernels(source, {name}, compiled);
+  if (!kernels.ok()) return kernels.status();
+  return (*kernels)[0];
+}
+
+absl::StatusOr<std::vector<const void*>> LoadKernels(
+    const std::string& source, const std::vector<std::string>& names,
+    bool* compiled) {
   static std::mutex* mu = new std::mutex;
   static auto* cache = new std::multimap<uint64_t, std::unique_ptr<Loaded>>;
   if (compiled) *compiled = false;
   const uint64_t key = XXH3_64bits(source.data(), source.size());
   std::lock_guard<std::mutex> lock(*mu);
   for (auto [it, end] = cache->equal_range(key); it != end; ++it)
-    if (it->second->source == source) return it->second->kernel;
+    if (it->second->source == source && it->second->names == names)
+      return it->second->kernels;
   auto api = Api();
   if (!api.ok()) return api.status();
   auto arch = DeviceArch(**api);
@@ -200,21 +210,26 @@ absl::StatusOr<const void*> LoadKernel(const std::string& source,
   if (!ptx.ok()) return ptx.status();
   auto entry = std::make_unique<Loaded>();
   entry->source = source;
+  entry->names = names;
   absl::Status st = CudaError(
       cudaLibraryLoadData(&entry->library, ptx->c_str(), nullptr, nullptr, 0,
                           nullptr, nullptr, 0),
       "loading a generated kernel");
   if (!st.ok()) return st;
-  st = CudaError(cudaLibraryGetKernel(&entry->kernel, entry->library, name),
-                 Cat("finding kernel ", name));
-  if (!st.ok()) {
-    cudaLibraryUnload(entry->library);
-    return st;
+  for (const std::string& name : names) {
+    cudaKernel_t kernel = nullptr;
+    st = CudaError(cudaLibraryGetKernel(&kernel, entry->library, name.c_str()),
+                   Cat("finding kernel ", name));
+    if (!st.ok()) {
+      cudaLibraryUnload(entry->library);
+      return st;
+    }
+    entry->kernels.push_back(kernel);
   }
-  const void* kernel = entry->kernel;
+  std::vector<const void*> kernels = entry->kernels;
   cache->emplace(key, std::move(entry));
   if (compiled) *compiled = true;
-  return kernel;
+  return kernels;
 }
 
 int LaunchElementwise(const void* kernel, int64_t n,

@@ -21,6 +21,7 @@
 #include "exec/element.h"
 #include "exec/evaluator_internal.h"
 #include "exec/gpu/fused_codegen.h"
+#include "exec/gpu/fused_prelude.h"
 #include "exec/gpu/nvrtc.h"
 #include "exec/platform.h"
 #include "exec/strings.h"
@@ -55,6 +56,29 @@ TEST(FusedCodegenTest, EveryOpOnEveryTypeCompilesWithNvrtc) {
     EXPECT_TRUE(absl::StrContains(*ptx, Cat(".entry ", kFusedKernelName)))
         << PrimitiveTypeName(t);
   }
+}
+
+// The backend compiles a module's fusions as one program: the prelude
+// once, then each kernel under its own name.
+TEST(FusedCodegenTest, KernelsOfManyFusionsCompileAsOneProgram) {
+  auto version = NvrtcVersion();
+  if (!version.ok()) GTEST_SKIP() << version.status().message();
+  std::string source = kFusedPrelude;
+  std::vector<Planned> planned;
+  for (P t : kTypes) {
+    planned.push_back(PlanOf(MakeTypeModule(t, 64).text));
+    ASSERT_NE(planned.back().plan, nullptr);
+    auto src = GenerateFusedKernel(*planned.back().plan,
+                                   Cat("k_", PrimitiveTypeName(t)));
+    ASSERT_TRUE(src.ok()) << src.status();
+    EXPECT_EQ(src->source, kFusedPrelude + src->kernel);
+    source += src->kernel;
+  }
+  auto ptx = CompileToPtx(source);
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  for (P t : kTypes)
+    EXPECT_TRUE(absl::StrContains(*ptx, Cat(".entry k_", PrimitiveTypeName(t))))
+        << PrimitiveTypeName(t);
 }
 
 TEST(FusedCodegenTest, CompileErrorsCarryNvrtcsLog) {
@@ -221,10 +245,43 @@ TEST(FusedKernelGpuTest, AFusionInALoopIsCompiledOnce) {
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   auto g = RunOn(*MakeGpuBackend(), *parsed.file, args);
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_TRUE(absl::StrContains(
-      Notes(*g), "fusions: 3 runs as fused kernels (1 compiled with NVRTC)"))
+  EXPECT_TRUE(absl::StrContains(Notes(*g),
+                                "fusions: 3 runs as fused kernels (1 compiled "
+                                "with NVRTC in 1 program)"))
       << Notes(*g);
   EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 4000), 0);
+}
+
+TEST(FusedKernelGpuTest, AModulesFusionsAreCompiledAsOneProgram) {
+  REQUIRE_GPU();
+  auto parsed = ::hlo::exec::testing::ParseModule(R"(HloModule two
+f1 {
+  a = s32[300] parameter(0)
+  k = s32[] constant(-77)
+  kb = s32[300] broadcast(k), dimensions={}
+  ROOT d = s32[300] divide(a, kb)
+}
+f2 {
+  a = s32[300] parameter(0)
+  b = s32[300] parameter(1)
+  ROOT x = s32[300] shift-left(a, b)
+}
+ENTRY e {
+  a = s32[300] parameter(0)
+  q = s32[300] fusion(a), kind=kLoop, calls=f1
+  ROOT r = s32[300] fusion(q, a), kind=kLoop, calls=f2
+})");
+  auto args = testing::EdgeArguments(P::kS32, 300, 9);
+  args.resize(1);
+  auto cpu = RunOn(*MakeCpuBackend(), *parsed.file, args);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  auto g = RunOn(*MakeGpuBackend(), *parsed.file, args);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(absl::StrContains(Notes(*g),
+                                "fusions: 2 runs as fused kernels (2 compiled "
+                                "with NVRTC in 1 program)"))
+      << Notes(*g);
+  EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 1200), 0);
 }
 
 TEST(FusedKernelGpuTest, DeclinedFusionsRunOpByOpAndSaySo) {
@@ -248,10 +305,10 @@ ENTRY e {
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   auto g = RunOn(*MakeGpuBackend(), *parsed.file, in);
   ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(absl::StrContains(Notes(*g), "fusions: 0 runs as fused kernels"))
+      << Notes(*g);
   EXPECT_TRUE(absl::StrContains(Notes(*g),
-                                "fusions: 0 runs as fused kernels (0 compiled "
-                                "with NVRTC), 1 op by op: no fused kernel for "
-                                "transpose"))
+                                "1 op by op: no fused kernel for transpose"))
       << Notes(*g);
   EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 4800), 0);
 }
