@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 // Inlined: most hashed strings are short names, where a call into the
@@ -40,6 +44,36 @@ inline bool IsNameChar(char c) {
 inline bool IsNameStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
+
+#if defined(__SSE2__)
+// 16 bytes classified at once (SSE2 is part of x86-64): bit i is set when
+// byte i is a name character (IsNameChar), or one of the bytes the shape
+// loop acts on ("[{(]}) ").
+inline uint32_t NameCharMask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  auto in_range = [](__m128i x, char low, char span) {
+    const __m128i off = _mm_sub_epi8(x, _mm_set1_epi8(low));
+    return _mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(span)), off);
+  };
+  // Setting bit 5 folds 'A'..'Z' onto 'a'..'z' and nothing else onto them.
+  const __m128i letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 25);
+  const __m128i digit = in_range(v, '0', 9);
+  const __m128i punct =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')),
+                                _mm_cmpeq_epi8(v, _mm_set1_epi8('.'))),
+                   _mm_cmpeq_epi8(v, _mm_set1_epi8('-')));
+  return static_cast<uint32_t>(
+      _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), punct)));
+}
+inline uint32_t ShapeStopMask16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  auto eq = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
+  const __m128i open = _mm_or_si128(_mm_or_si128(eq('['), eq('{')), eq('('));
+  const __m128i close = _mm_or_si128(_mm_or_si128(eq(']'), eq('}')), eq(')'));
+  return static_cast<uint32_t>(
+      _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(open, close), eq(' '))));
+}
+#endif
 
 bool StartsWith(std::string_view s, size_t pos, std::string_view prefix) {
   return s.size() - pos >= prefix.size() &&
@@ -253,7 +287,35 @@ class Scanner {
   }
 
   size_t NameEnd(size_t pos, size_t end) const {
+#if defined(__SSE2__)
+    // 16 bytes at a time while they are inside the text.
+    for (; pos < end && pos + 16 <= text_.size(); pos += 16) {
+      const uint32_t other = ~NameCharMask16(text_.data() + pos) & 0xffff;
+      if (other != 0) return std::min(end, pos + __builtin_ctz(other));
+    }
+    if (pos >= end) return end;
+#endif
     while (pos < end && IsNameChar(text_[pos])) ++pos;
+    return pos;
+  }
+
+  // The first of "[{(]}) " at or after `pos`, or `end`.
+  size_t NextShapeStop(size_t pos, size_t end) const {
+#if defined(__SSE2__)
+    for (; pos < end && pos + 16 <= text_.size(); pos += 16) {
+      const uint32_t stops = ShapeStopMask16(text_.data() + pos);
+      if (stops != 0) return std::min(end, pos + __builtin_ctz(stops));
+    }
+    if (pos >= end) return end;
+#endif
+    while (pos < end) {
+      const char c = text_[pos];
+      if (c == '[' || c == '{' || c == '(' || c == ']' || c == '}' ||
+          c == ')' || c == ' ') {
+        break;
+      }
+      ++pos;
+    }
     return pos;
   }
 
@@ -446,6 +508,8 @@ class Scanner {
       }
     } else {
       for (; pos < end; ++pos) {
+        pos = NextShapeStop(pos, end);  // other bytes change nothing here
+        if (pos >= end) break;
         char c = text_[pos];
         if (c == '[' || c == '{' || c == '(') {
           // '(' ends the opcode, except in a buffer shape `b(f32[16])`.
