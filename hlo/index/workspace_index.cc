@@ -573,7 +573,7 @@ void WorkspaceIndex::AddFolder(const fs::path& folder) {
       }
     }
   }
-  Persist(/*force=*/true);
+  if (options_.save_after_add) Persist(/*force=*/true);
   WarmTables();
   // Scanning leaves freed buffers behind.
   if (options_.release_memory) ::malloc_trim(0);

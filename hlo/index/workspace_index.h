@@ -51,6 +51,10 @@ struct IndexOptions {
   // Hand freed scan buffers back to the kernel after each batch (a
   // long-lived index); a one-shot process that exits soon need not.
   bool release_memory = true;
+  // AddFolder writes the folder's cache before it returns. A caller that
+  // has other work meanwhile (the CLI's query) sets this to false and calls
+  // SaveCache itself, on another thread.
+  bool save_after_add = true;
 };
 
 struct IndexStats {
@@ -97,6 +101,9 @@ class WorkspaceIndex {
   // Discovers and indexes `folder` (or one file); blocks until done. Folders
   // may overlap: a file is indexed once.
   void AddFolder(const std::filesystem::path& folder);
+  // Writes the cache of every folder changed since it was last written.
+  // Queries may run meanwhile.
+  void SaveCache() { Persist(/*force=*/true); }
   // Forgets the files found under `folder`.
   void RemoveFolder(const std::filesystem::path& folder);
   // Re-checks these paths (files or folders): new or changed files are

@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
 
@@ -158,16 +160,26 @@ int RunSearch(int argc, char** argv) {
   hlo::index::IndexOptions options;
   options.use_cache = use_cache;
   options.release_memory = false;
+  options.save_after_add = false;
   // Never destroyed: the process ends after printing, and freeing every
-  // table of a large index costs more than the query (AddFolder has written
-  // the cache already). Reachable from here, so not a leak to sanitizers.
+  // table of a large index costs more than the query (the cache is written
+  // before then). Reachable from here, so not a leak to sanitizers.
   static hlo::index::WorkspaceIndex* kept = nullptr;
   kept = new hlo::index::WorkspaceIndex(options);
   hlo::index::WorkspaceIndex& index = *kept;
   for (const std::string& dir : dirs) index.AddFolder(dir);
-  for (const std::string& warning : index.TakeWarnings()) {
-    std::fprintf(stderr, "hlo-lsp search: warning: %s\n", warning.c_str());
-  }
+  auto print_warnings = [&index] {
+    for (const std::string& warning : index.TakeWarnings()) {
+      std::fprintf(stderr, "hlo-lsp search: warning: %s\n", warning.c_str());
+    }
+  };
+  print_warnings();
+  // The cache is written while the query runs and its results print.
+  std::thread saver([&index] { index.SaveCache(); });
+  absl::Cleanup wait_for_cache = [&] {
+    saver.join();
+    print_warnings();
+  };
   absl::StatusOr<std::vector<SymbolMatch>> matches = index.Query(query, limit);
   if (!matches.ok()) {
     std::fprintf(stderr, "hlo-lsp search: %.*s\n",
