@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -608,24 +609,25 @@ class Scanner {
         source_line = text_.substr(value, value_end - value);
       }
     }
+    // Metadata names are kept once whatever their kind: an op_name may read
+    // like a location ("a.py:3"), and the index keeps one per name too.
     if (op_name_end > op_name) {
       std::string_view text = text_.substr(op_name, op_name_end - op_name);
-      if (seen_op_names_.insert(text).second) {
+      if (seen_metadata_.insert(text).second) {
         Add(SymbolKind::kMetadata, op_name, op_name_end, line, line_start);
       }
     }
     if (file_end > file) {
-      std::string_view file_text = text_.substr(file, file_end - file);
-      // Keyed by hash, so that repeats (the common case) allocate nothing.
-      uint64_t key = XXH3_64bits_withSeed(file_text.data(), file_text.size(),
-                                          source_line.size()) ^
-                     XXH3_64bits(source_line.data(), source_line.size());
-      if (seen_locations_.insert(key).second) {
-        std::string name(file_text);
-        if (!source_line.empty()) {
-          name += ':';
-          name.append(source_line);
-        }
+      // Built in a reused buffer, so that repeats (the common case)
+      // allocate nothing.
+      location_.assign(text_.substr(file, file_end - file));
+      if (!source_line.empty()) {
+        location_ += ':';
+        location_.append(source_line);
+      }
+      if (!seen_metadata_.contains(std::string_view(location_))) {
+        const std::string& name = location_names_.emplace_back(location_);
+        seen_metadata_.insert(name);
         Symbol s;
         s.kind = SymbolKind::kMetadata;
         s.name = AddToPool(name);
@@ -649,8 +651,11 @@ class Scanner {
   bool previous_ended_with_equals_ = false;
   bool in_header_string_ = false;
   absl::flat_hash_map<std::string_view, uint32_t, ViewHash> interned_;
-  absl::flat_hash_set<std::string_view, ViewHash> seen_op_names_;
-  absl::flat_hash_set<uint64_t> seen_locations_;
+  // Metadata names kept so far: views into text_ (op_name) or into
+  // location_names_ (`file:line`, which the text does not hold as such).
+  absl::flat_hash_set<std::string_view, ViewHash> seen_metadata_;
+  std::deque<std::string> location_names_;  // never moved once added
+  std::string location_;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "hlo/index/scanner.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -123,6 +125,31 @@ TEST(ScannerTest, EscapedQuotesInMetadata) {
   ASSERT_EQ(f.symbols.size(), 4u);
   EXPECT_EQ(f.Name(f.symbols[2]), "a\\\"b\\\\");  // raw, as written
   EXPECT_EQ(f.Name(f.symbols[3]), "x.py:3");
+}
+
+// One metadata symbol per name, whichever kind wrote it first: the index
+// keeps one per file and name, and a chunked scan must agree with this one
+// (the index fuzzer found an op_name that read like a later location).
+TEST(ScannerTest, MetadataNamesAreKeptOnceWhateverTheirKind) {
+  FileSymbols f = ScanSymbols(
+      "ENTRY e {\n"
+      "  a = f32[] parameter(0), metadata={op_name=\"m.py:7\"}\n"
+      "  b = f32[] parameter(1), metadata={source_file=\"m.py\" "
+      "source_line=7}\n"
+      "  c = f32[] parameter(2), metadata={op_name=\"n.py\" "
+      "source_file=\"n.py\"}\n"
+      "  ROOT d = f32[] add(a, b), metadata={source_file=\"m.py\" "
+      "source_line=8}\n"
+      "}\n");
+  std::vector<std::pair<std::string, uint32_t>> metadata;
+  for (const Symbol& s : f.symbols) {
+    if (s.kind == SymbolKind::kMetadata) {
+      metadata.emplace_back(std::string(f.Name(s)), s.line);
+    }
+  }
+  std::vector<std::pair<std::string, uint32_t>> expected = {
+      {"m.py:7", 2}, {"n.py", 4}, {"m.py:8", 5}};
+  EXPECT_EQ(metadata, expected);
 }
 
 TEST(ScannerTest, GarbageNeverCrashes) {
