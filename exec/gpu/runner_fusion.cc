@@ -1,0 +1,255 @@
+// The GPU backend's fusions and host fallbacks (Runner, runner.h): a
+// module's fused kernels compiled as one NVRTC program and launched, and
+// ops without a device kernel run on the CPU evaluator's op functions.
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "exec/evaluator_internal.h"
+#include "exec/gpu/fused_codegen.h"
+#include "exec/gpu/fused_prelude.h"
+#include "exec/gpu/kernels.h"
+#include "exec/gpu/nvrtc.h"
+#include "exec/gpu/runner.h"
+#include "exec/strings.h"
+
+namespace hlo::exec::gpu::internal {
+
+// The kernels of every fusion of the module, compiled as one NVRTC program
+// at the first fusion run: a compilation costs ~40 ms however small the
+// kernel, and modules hold hundreds of fusions. When the batch does not
+// compile, each fusion is tried alone at its first run (and reports why).
+void Runner::PrepareFusions() {
+  fusions_prepared_ = true;
+  std::vector<Id> callees;
+  std::set<Id> seen;
+  const Module& m = file_.modules[module_];
+  for (Id c = m.computations.begin; c < m.computations.end(); ++c) {
+    auto plan = cpu_.GetPlan(c);
+    if (!plan.ok()) continue;
+    for (const Node& node : (*plan)->nodes) {
+      const Id callee = node.op == O::kFusion ? node.Call("calls") : kNone;
+      if (callee != kNone && seen.insert(callee).second)
+        callees.push_back(callee);
+    }
+  }
+  std::string source = kFusedPrelude;
+  std::vector<std::string> names;
+  std::vector<std::pair<Id, FusedEntry>> batch;
+  for (Id callee : callees) {
+    auto plan = cpu_.GetPlan(callee);
+    if (!plan.ok()) continue;
+    const std::string name = Cat(kFusedKernelName, "_", batch.size());
+    auto src = GenerateFusedKernel(**plan, name);
+    if (!src.ok()) {
+      fused_[callee].declined = std::string(src.status().message());
+      continue;
+    }
+    source += src->kernel;
+    names.push_back(name);
+    FusedEntry e;
+    e.elements = src->elements;
+    e.results = src->results;
+    batch.emplace_back(callee, std::move(e));
+  }
+  if (batch.empty()) return;
+  bool compiled = false;
+  auto kernels = LoadKernels(source, names, &compiled);
+  if (!kernels.ok()) return;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    batch[k].second.kernel = (*kernels)[k];
+    fused_[batch[k].first] = std::move(batch[k].second);
+  }
+  kernels_compiled_ += compiled ? static_cast<int64_t>(batch.size()) : 0;
+  programs_compiled_ += compiled ? 1 : 0;
+}
+
+// The fusion as one generated kernel; nullopt when it runs op by op (the
+// reason counted for the notes).
+std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
+                                                const std::vector<GV>& in,
+                                                int depth) {
+  auto op_by_op = [&](const std::string& reason) {
+    ++op_by_op_runs_;
+    ++op_by_op_[reason];
+    return std::nullopt;
+  };
+  if (!fuse_) return op_by_op("fused kernels turned off");
+  if (options_.eval.collect_stats)
+    return op_by_op("per-instruction statistics asked for");
+  auto plan_or = cpu_.GetPlan(callee);
+  if (!plan_or.ok()) return std::nullopt;  // Run reports it
+  const Plan& plan = **plan_or;
+  const int64_t steps = static_cast<int64_t>(plan.nodes.size());
+  if (options_.eval.max_steps && steps_ + steps > options_.eval.max_steps)
+    return std::nullopt;  // op by op, to stop at the limit
+  if (!fusions_prepared_) PrepareFusions();
+  auto it = fused_.find(callee);
+  if (it == fused_.end()) {  // not in the module's batch: alone
+    FusedEntry e;
+    auto source = GenerateFusedKernel(plan);
+    if (!source.ok()) {
+      e.declined = std::string(source.status().message());
+    } else {
+      bool compiled = false;
+      auto kernel = LoadKernel(source->source, kFusedKernelName, &compiled);
+      if (kernel.ok()) {
+        e.kernel = *kernel;
+        e.elements = source->elements;
+        e.results = source->results;
+        kernels_compiled_ += compiled ? 1 : 0;
+        programs_compiled_ += compiled ? 1 : 0;
+      } else {
+        e.declined = Cat("no fused kernel: ", kernel.status().message());
+      }
+    }
+    it = fused_.emplace(callee, std::move(e)).first;
+  }
+  const FusedEntry& e = it->second;
+  if (!e.kernel) return op_by_op(e.declined);
+  if (in.size() != plan.parameters.size()) return std::nullopt;
+  std::vector<LiteralShape> result_shapes = {node.shape};
+  if (node.shape.is_tuple()) result_shapes = node.shape.tuple_elements;
+  // The kernel writes the computation's root types: the instruction's shape
+  // must agree (else Run reports the mismatch).
+  const LiteralShape& root = plan.nodes[plan.root].shape;
+  const std::vector<LiteralShape> written =
+      root.is_tuple() ? root.tuple_elements : std::vector<LiteralShape>{root};
+  if (static_cast<int>(result_shapes.size()) != e.results ||
+      written.size() != result_shapes.size())
+    return std::nullopt;
+  for (size_t k = 0; k < result_shapes.size(); ++k)
+    if (result_shapes[k].is_tuple() || Count(result_shapes[k]) != e.elements ||
+        result_shapes[k].type != written[k].type)
+      return std::nullopt;
+  std::vector<const void*> params;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const LiteralShape& want = plan.nodes[plan.parameters[k]].shape;
+    if (in[k]->shape.is_tuple() || in[k]->shape.type != want.type ||
+        Count(in[k]->shape) != Count(want))
+      return std::nullopt;  // Run reports the mismatch
+    auto p = Dev(in[k]);
+    if (!p.ok()) return p.status();
+    params.push_back(*p);
+  }
+  std::vector<GV> results;
+  std::vector<void*> outs;
+  for (const LiteralShape& r : result_shapes) {
+    auto g = NewArray(r);
+    if (!g.ok()) return g.status();
+    outs.push_back((*g)->dev->data());
+    results.push_back(*std::move(g));
+  }
+  absl::Status st = CudaStatus(
+      LaunchElementwise(e.kernel, e.elements, params, outs),
+      Cat("the fused kernel of ", file_.Name(file_.computations[callee])));
+  if (!st.ok()) return st;
+  steps_ += steps;
+  ++fused_runs_;
+  GV out = results[0];
+  if (node.shape.is_tuple()) {
+    out = std::make_shared<GVal>();
+    out->shape = node.shape;
+    out->elements = std::move(results);
+  }
+  if (comparing_) CompareStep(node, out, in, depth);
+  return out;
+}
+
+absl::StatusOr<GV> Runner::OnHost(const Node& node, const std::vector<GV>& in,
+                                  int depth, const std::string& reason) {
+  std::vector<Value> host;
+  for (const GV& g : in) {
+    auto v = Host(g);
+    if (!v.ok()) return v.status();
+    host.push_back(*v);
+  }
+  auto r = CpuLeaf(node, host, depth);
+  if (!r.ok()) return r.status();
+  ++host_ops_[reason];
+  return FromHost(*r);
+}
+
+// One instruction on the CPU evaluator's op functions (what its EvalNode
+// does for every op that is not control flow).
+absl::StatusOr<Value> Runner::CpuLeaf(const Node& node,
+                                      const std::vector<Value>& in, int depth) {
+  auto wrap = [](absl::StatusOr<Literal> lit) -> absl::StatusOr<Value> {
+    if (!lit.ok()) return lit.status();
+    return std::make_shared<const Literal>(*std::move(lit));
+  };
+  auto need = [&](size_t n) -> absl::Status {
+    if (in.size() < n)
+      return absl::InvalidArgumentError(
+          Cat(OpcodeName(node.op), " needs ", n, " operands"));
+    return absl::OkStatus();
+  };
+  if (IsElementwise(node.op)) return wrap(EvalElementwise(node, in));
+  if (IsShapeOp(node.op)) return wrap(EvalShapeOp(file_, node, in));
+  if (IsCollective(node.op)) return EvalCollective(cpu_, node, in, depth);
+  if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
+  switch (node.op) {
+    case O::kRngGetAndUpdateState:
+      return EvalRngGetAndUpdateState(cpu_, node);
+    case O::kDot:
+      RETURN_IF_ERROR(need(2));
+      if (!node.attrs.dot_dimension_numbers)
+        return absl::InvalidArgumentError("dot without dimension numbers");
+      return wrap(
+          EvalDot(node, *in[0], *in[1], *node.attrs.dot_dimension_numbers));
+    case O::kConvolution:
+      RETURN_IF_ERROR(need(2));
+      return wrap(EvalConvolution(node, *in[0], *in[1]));
+    case O::kGather:
+      RETURN_IF_ERROR(need(2));
+      return wrap(EvalGather(node, *in[0], *in[1]));
+    case O::kScatter:
+      return EvalScatter(cpu_, node, in, depth);
+    case O::kFft:
+      RETURN_IF_ERROR(need(1));
+      return wrap(EvalFft(node, *in[0]));
+    case O::kCholesky:
+      RETURN_IF_ERROR(need(1));
+      return wrap(EvalCholesky(node, *in[0]));
+    case O::kTriangularSolve:
+      RETURN_IF_ERROR(need(2));
+      return wrap(EvalTriangularSolve(node, *in[0], *in[1]));
+    case O::kReduce:
+    case O::kReduceWindow:
+    case O::kSelectAndScatter:
+    case O::kSort:
+    case O::kMap:
+    case O::kRng:
+    case O::kRngBitGenerator:
+    case O::kTopk:
+      return EvalReduceFamily(cpu_, node, in, depth);
+    case O::kCustomCall:
+      return EvalCustomCall(cpu_, node, in, depth);
+    case O::kAsyncStart: {  // sugared (all-to-all-start, custom-call-start)
+      if (node.wrapped == O::kUnknown || node.wrapped == O::kAsyncStart)
+        return absl::InvalidArgumentError("async-start without calls=");
+      Node inner = node;
+      inner.op = node.wrapped;
+      inner.wrapped = O::kUnknown;
+      if (node.shape.is_tuple() && node.shape.tuple_elements.size() >= 2)
+        inner.shape = node.shape.tuple_elements[1];
+      auto r = CpuLeaf(inner, in, depth);
+      if (!r.ok()) return r;
+      std::vector<Value> parts = {
+          std::make_shared<const Literal>(Literal::MakeTuple(in)), *r};
+      for (size_t k = 2; k < node.shape.tuple_elements.size(); ++k) {
+        auto z = Literal::Create(node.shape.tuple_elements[k]);
+        if (!z.ok()) return z.status();
+        parts.push_back(std::make_shared<const Literal>(*std::move(z)));
+      }
+      return std::make_shared<const Literal>(
+          Literal::MakeTuple(std::move(parts)));
+    }
+    default:
+      return absl::UnimplementedError(
+          Cat("the GPU backend cannot run ", OpcodeName(node.op)));
+  }
+}
+
+}  // namespace hlo::exec::gpu::internal
