@@ -34,18 +34,6 @@ constexpr bool kUnderAddressSanitizer = HLO_LSP_UNDER_ASAN;
 
 using Clock = std::chrono::steady_clock;
 
-std::string Bytes(int64_t n) {
-  char buf[64];
-  if (n >= (int64_t{1} << 30)) {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", n / double(int64_t{1} << 30));
-  } else if (n >= (1 << 20)) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1 << 20));
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(n));
-  }
-  return buf;
-}
-
 // ------------------------------------------- child -> parent wire format --
 
 struct Writer {
@@ -337,11 +325,11 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     const int64_t n = ModuleDevices(file, module).total();
     if (!estimate || *estimate > limit)
       message += Cat("; it would also need about ",
-                     estimate ? Bytes(*estimate) : std::string("more than 2^62 bytes"),
-                     n > 1 && estimate ? Cat(" (", Bytes(*estimate / n), " for each of ", n,
+                     estimate ? HumanBytes(*estimate) : std::string("more than 2^62 bytes"),
+                     n > 1 && estimate ? Cat(" (", HumanBytes(*estimate / n), " for each of ", n,
                                              " participants)")
                                        : std::string(),
-                     ", over the memory limit of ", Bytes(limit));
+                     ", over the memory limit of ", HumanBytes(limit));
     return refuse(std::move(message));
   }
   result.memory_limit = limit;
@@ -352,11 +340,11 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     return refuse("the module's buffers overflow a 64-bit byte count");
   result.estimated_bytes = *estimate;
   if (*estimate > limit)
-    return refuse(Cat("needs about ", Bytes(*estimate), " (", *estimate,
-                      " bytes", devices.total() > 1 ? Cat("; ", Bytes(*estimate / devices.total()),
+    return refuse(Cat("needs about ", HumanBytes(*estimate), " (", *estimate,
+                      " bytes", devices.total() > 1 ? Cat("; ", HumanBytes(*estimate / devices.total()),
                                                           " for each of ", devices.total(),
                                                           " participants") : "",
-                      "), over the memory limit of ", Bytes(limit), " (", limit, " bytes)"));
+                      "), over the memory limit of ", HumanBytes(limit), " (", limit, " bytes)"));
   // Arguments.
   auto shapes = EntryParameterShapes(file, module);
   if (!shapes.ok()) return refuse(std::string(shapes.status().message()));

@@ -3,6 +3,8 @@
 #ifndef HLO_LSP_EXEC_STRINGS_H_
 #define HLO_LSP_EXEC_STRINGS_H_
 
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -34,6 +36,19 @@ std::string Cat(const A&... a) {
   std::string s;
   (AppendPiece(s, a), ...);
   return s;
+}
+
+// A size for messages: "1.50 GiB", "12.3 MiB", "512 bytes".
+inline std::string HumanBytes(int64_t n) {
+  char buf[64];
+  if (n >= (int64_t{1} << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", n / double(int64_t{1} << 30));
+  } else if (n >= (1 << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1 << 20));
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(n));
+  }
+  return buf;
 }
 
 }  // namespace hlo::exec

@@ -481,8 +481,8 @@ class GpuBackend : public Backend {
       if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess &&
           *estimate > static_cast<int64_t>(free_bytes))
         return absl::ResourceExhaustedError(
-            Cat("needs about ", Bytes(*estimate), " of GPU memory, ",
-                Bytes(static_cast<int64_t>(free_bytes)), " free"));
+            Cat("needs about ", HumanBytes(*estimate), " of GPU memory, ",
+                HumanBytes(static_cast<int64_t>(free_bytes)), " free"));
     }
     BackendRun out;
     {

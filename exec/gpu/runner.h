@@ -53,18 +53,6 @@ inline absl::Status CublasStatus(const CublasApi& api, cublasStatus_t s,
     if (!_st.ok()) return _st; \
   } while (0)
 
-inline std::string Bytes(int64_t n) {
-  char buf[64];
-  if (n >= (int64_t{1} << 30)) {
-    std::snprintf(buf, sizeof buf, "%.2f GiB", n / double(int64_t{1} << 30));
-  } else if (n >= (1 << 20)) {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", n / double(1 << 20));
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(n));
-  }
-  return buf;
-}
-
 class DeviceBuffer {
  public:
   DeviceBuffer(void* p, int64_t bytes) : ptr_(p), bytes_(bytes) {}
@@ -87,7 +75,7 @@ inline absl::StatusOr<std::shared_ptr<DeviceBuffer>> Allocate(
   if (bytes > 0) {
     RETURN_IF_ERROR(
         CudaStatus(cudaMallocAsync(&p, static_cast<size_t>(bytes), 0),
-                   Cat("allocating ", Bytes(bytes))));
+                   Cat("allocating ", HumanBytes(bytes))));
   }
   return std::make_shared<DeviceBuffer>(p, bytes);
 }
@@ -233,8 +221,8 @@ class Runner {
               " op by op",
               list.empty() ? "" : ": ", list));
     }
-    out.notes.push_back(Cat("transfers: ", Bytes(to_device_bytes_),
-                            " to the GPU, ", Bytes(to_host_bytes_), " back",
+    out.notes.push_back(Cat("transfers: ", HumanBytes(to_device_bytes_),
+                            " to the GPU, ", HumanBytes(to_host_bytes_), " back",
                             ""));
     return out;
   }
