@@ -60,6 +60,17 @@ class Cutter {
     return std::min(size_, chunk_.begin + kChunkMaxBytes);
   }
 
+  // Block for the vector loops: takes their line count and gives back the
+  // count and safe_end() as the block leaves them.
+  [[gnu::always_inline]] inline void Block(size_t at, uint64_t newlines,
+                                           uint64_t candidates, uint32_t* lines,
+                                           size_t* safe) {
+    chunk_.lines = *lines;
+    Block(at, newlines, candidates);
+    *lines = chunk_.lines;
+    *safe = safe_end();
+  }
+
   // The 64 bytes at `at` (at + 64 <= size), line by line.
   [[gnu::always_inline]] inline void Block(size_t at, uint64_t newlines,
                                            uint64_t candidates) {
@@ -75,12 +86,12 @@ class Cutter {
   void Finish(size_t from, size_t size) {
     size_ = size;
     // The vector loops count lines without noting where the last began.
-    const void* last = from > chunk_.begin
-                           ? ::memrchr(data_ + chunk_.begin, '\n',
-                                       from - chunk_.begin)
-                           : nullptr;
-    line_start_ = last ? static_cast<const char*>(last) - data_ + 1
-                       : chunk_.begin;
+    const void* last =
+        from > chunk_.begin
+            ? ::memrchr(data_ + chunk_.begin, '\n', from - chunk_.begin)
+            : nullptr;
+    line_start_ =
+        last ? static_cast<const char*>(last) - data_ + 1 : chunk_.begin;
     for (size_t i = from; i < size_; ++i) {
       if (data_[i] == '\n') EndLine(i, MayCutAt(data_, i));
     }
@@ -165,16 +176,12 @@ class Cutter {
     const uint64_t blank =
         _mm512_cmpeq_epi8_mask(b1, newline) |
         (_mm512_cmpeq_epi8_mask(b1, cr) & _mm512_cmpeq_epi8_mask(b2, newline));
-    const uint64_t candidates =
-        nl & (blank | _mm512_cmpeq_epi8_mask(h, value));
+    const uint64_t candidates = nl & (blank | _mm512_cmpeq_epi8_mask(h, value));
     if (safe_block && candidates == 0) {
       lines = after;
       continue;
     }
-    cut.set_lines(lines);
-    cut.Block(i, nl, candidates);
-    lines = cut.lines();
-    safe = cut.safe_end();
+    cut.Block(i, nl, candidates, &lines, &safe);
   }
   cut.set_lines(lines);
   return i;
@@ -222,10 +229,7 @@ class Cutter {
       lines = after;
       continue;
     }
-    cut.set_lines(lines);
-    cut.Block(i, nl, candidates);
-    lines = cut.lines();
-    safe = cut.safe_end();
+    cut.Block(i, nl, candidates, &lines, &safe);
   }
   cut.set_lines(lines);
   return i;

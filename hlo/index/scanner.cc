@@ -48,8 +48,7 @@ inline bool IsNameStart(char c) {
 
 #if defined(__SSE2__)
 // 16 bytes classified at once (SSE2 is part of x86-64): bit i is set when
-// byte i is a name character (IsNameChar), or one of the bytes the shape
-// loop acts on ("[{(]}) ").
+// byte i is a name character (IsNameChar).
 inline uint32_t NameCharMask16(const char* p) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   auto in_range = [](__m128i x, char low, char span) {
@@ -57,7 +56,8 @@ inline uint32_t NameCharMask16(const char* p) {
     return _mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(span)), off);
   };
   // Setting bit 5 folds 'A'..'Z' onto 'a'..'z' and nothing else onto them.
-  const __m128i letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 25);
+  const __m128i letter =
+      in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 25);
   const __m128i digit = in_range(v, '0', 9);
   const __m128i punct =
       _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')),
@@ -66,6 +66,7 @@ inline uint32_t NameCharMask16(const char* p) {
   return static_cast<uint32_t>(
       _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), punct)));
 }
+// Bit i is set when byte i is one the shape loop acts on ("[{(]}) ").
 inline uint32_t ShapeStopMask16(const char* p) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   auto eq = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
@@ -300,7 +301,10 @@ class Scanner {
     return pos;
   }
 
-  // The first of "[{(]}) " at or after `pos`, or `end`.
+  // Skips bytes that are none of "[{(]}) ", 16 at a time: returns the first
+  // of them at or after `pos`, `end`, or where fewer than 16 bytes of the
+  // text are left (the shape loop, which ignores other bytes, goes on one
+  // at a time from there).
   size_t NextShapeStop(size_t pos, size_t end) const {
 #if defined(__SSE2__)
     for (; pos < end && pos + 16 <= text_.size(); pos += 16) {
@@ -309,14 +313,6 @@ class Scanner {
     }
     if (pos >= end) return end;
 #endif
-    while (pos < end) {
-      const char c = text_[pos];
-      if (c == '[' || c == '{' || c == '(' || c == ']' || c == '}' ||
-          c == ')' || c == ' ') {
-        break;
-      }
-      ++pos;
-    }
     return pos;
   }
 

@@ -306,8 +306,8 @@ EncodedCache EncodeFolderCache(std::string_view folder,
   c.path_arena = static_cast<uint32_t>(paths.size());
 
   // The sections, each padded to 8 bytes, then the header in front.
-  out.Borrow(out.Keep(
-      std::string(reinterpret_cast<const char*>(&c), sizeof(c))));
+  out.Borrow(
+      out.Keep(std::string(reinterpret_cast<const char*>(&c), sizeof(c))));
   out.Borrow(out.Keep(std::string(folder)));
   out.Borrow(name_offsets);
   out.Borrow(name_arena);
@@ -333,8 +333,9 @@ EncodedCache EncodeFolderCache(std::string_view folder,
   h.payload_hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);
   h.header_hash = XXH3_64bits(&h, offsetof(Header, header_hash));
-  out.parts_.insert(out.parts_.begin(), out.Keep(std::string(
-      reinterpret_cast<const char*>(&h), sizeof(h))));
+  out.parts_.insert(
+      out.parts_.begin(),
+      out.Keep(std::string(reinterpret_cast<const char*>(&h), sizeof(h))));
   return out;
 }
 
@@ -471,7 +472,7 @@ absl::Status CacheStore::Save(std::string_view folder,
     iov.push_back({const_cast<char*>(part.data()), part.size()});
   }
   bool failed = false;
-  for (size_t next = 0; next < iov.size() && !failed;) {
+  for (size_t next = 0; next < iov.size();) {
     int count = static_cast<int>(std::min<size_t>(iov.size() - next, IOV_MAX));
     ssize_t n = ::writev(fd, iov.data() + next, count);
     if (n < 0 && errno == EINTR) continue;
