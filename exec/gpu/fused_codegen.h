@@ -1,20 +1,35 @@
-// One CUDA kernel per elementwise fusion: the source of a kernel that
-// computes each output element through the whole fused computation in one
-// pass (a grid-stride loop; every intermediate stays in registers), for
-// NVRTC to compile (nvrtc.h). Plain C++: no CUDA headers, runs without a GPU.
+// One CUDA kernel per loop fusion: the source of a kernel that computes
+// each output element through the whole fused computation in one pass (a
+// grid-stride loop; every intermediate stays in registers), for NVRTC to
+// compile (nvrtc.h). Plain C++: no CUDA headers, runs without a GPU.
 //
-// Taken: computations whose root is one array of n elements (or a tuple of
-// such arrays: a multi-output fusion) and whose nodes are parameters (n
-// elements, or one that every element reads), scalar constants, broadcasts
-// of a scalar or of a parameter (read at each element's operand index: bias
-// vectors), iota, reshape/copy (dense row-major values: the identity),
-// convert, and the elementwise ops (unary, binary, compare, select, clamp,
-// is-finite, real/imag of floats) on pred, s8..s64, u8..u64, f16, bf16, f32
-// and f64. Every node's value is its stored element (narrow floats round
-// after each op, as the CPU evaluator does), and each op mirrors the CPU op
-// functions' edge rules. Anything else is declined with an Unimplemented
-// status naming the op (or the type), and the backend runs that fusion op
-// by op.
+// An elemental emitter (XLA's idea): the output's linear index is
+// unravelled into the root's row-major multi-index (buffers hold dense
+// row-major logical values, literal.h), and each node's element is emitted
+// at an index of that node, each op mapping its index to its operands'.
+// Taken: computations whose root is one array (or a tuple of arrays of one
+// element count: a multi-output fusion) made of parameters of any shape
+// (read at their own linear index), scalar constants, iota, broadcast (any
+// dimensions=), transpose, reshape and bitcast (relinearized row-major;
+// bitcast through its layouts' physical orders, as the CPU does), copy,
+// slice (starts, strides), concatenate, pad (edge low/high, negative too,
+// and interior), reverse, dynamic-slice and dynamic-update-slice (starts
+// clamped into [0, dim - size] as the CPU does), convert and the
+// elementwise ops (unary, binary, compare, select, clamp, is-finite,
+// real/imag of floats) on pred, s8..s64, u8..u64, f16, bf16, f32 and f64.
+// Every node's value is its stored element (narrow floats round after each
+// op, as the CPU evaluator does), and each op mirrors the CPU op functions'
+// edge rules. A node read at several indices is recomputed per index (a
+// memo shares equal (node, index) pairs); concatenate, pad and
+// dynamic-update-slice branch, so only the chosen operand is read. Nodes of
+// one element are computed once per thread, before the loop.
+// Expansion limit: a kernel defining more than 4,096 values (fused::
+// kMaxValues: a node counts once per distinct index it is emitted at) or
+// walking more than 512 nested nodes is declined, so a pathological fusion
+// runs op by op instead of producing a huge kernel. Anything else (reduce,
+// gather, dot, non-scalar constants, complex types ...) is declined with
+// an Unimplemented status naming the op (or the type), and the backend
+// runs that fusion op by op.
 #ifndef HLO_LSP_EXEC_GPU_FUSED_CODEGEN_H_
 #define HLO_LSP_EXEC_GPU_FUSED_CODEGEN_H_
 
@@ -30,8 +45,8 @@ namespace hlo::exec::gpu {
 // The kernel's entry point: extern "C" __global__ void hlo_fused(
 //     long long n, const P0* p0, ..., const Pk* pk, R0* out0, ..., Rm* outm)
 // with one pointer per parameter of the computation, in parameter-number
-// order (a parameter of one element, when n != 1, is read at index 0), and
-// one per result: the root, or each element of a tuple root.
+// order (each holding that parameter's dense row-major elements), and one
+// per result: the root, or each element of a tuple root (n elements each).
 inline constexpr char kFusedKernelName[] = "hlo_fused";
 
 struct FusedKernelSource {

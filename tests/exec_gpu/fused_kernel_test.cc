@@ -97,16 +97,19 @@ TEST(FusedCodegenTest, DeclinesWhatItCannotFuseNamingTheOp) {
     const char* want;  // in the message
   };
   const Case cases[] = {
-      {"  a = f32[4,8] parameter(0)\n"
-       "  ROOT t = f32[8,4] transpose(a), dimensions={1,0}",
-       "no fused kernel for transpose"},
-      {"  a = f32[8] parameter(0)\n  n = f32[8] negate(a)\n"
-       "  ROOT b = f32[4,8] broadcast(n), dimensions={1}",
-       "no fused kernel for negate: a value of f32[8] in a fusion of 32"},
-      {"  a = f32[4,4] parameter(0)\n  n = f32[4,4] negate(a)\n"
-       "  ROOT b = f32[4,4] broadcast(n), dimensions={1,0}",
-       "no fused kernel for broadcast: a non-scalar operand that is not a "
-       "parameter"},
+      {"  a = f32[4,8] parameter(0)\n  z = f32[] constant(0)\n"
+       "  ROOT r = f32[4] reduce(a, z), dimensions={1}, to_apply=add\n}\n"
+       "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+       "  ROOT s = f32[] add(x, y)",
+       "no fused kernel for reduce: not elementwise"},
+      {"  a = f32[8,4] parameter(0)\n  i = s32[3,1] parameter(1)\n"
+       "  ROOT g = f32[3,4] gather(a, i), offset_dims={1}, "
+       "collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, "
+       "slice_sizes={1,4}",
+       "no fused kernel for gather: not elementwise"},
+      {"  a = f32[4,4] parameter(0)\n"
+       "  ROOT b = f32[4,4] broadcast(a), dimensions={1,1}",
+       "no fused kernel for broadcast: dimensions= do not match the operand"},
       {"  a = c64[8] parameter(0)\n  ROOT n = c64[8] negate(a)",
        "no fused kernel for parameter: c64 values"},
       {"  a = f32[3] parameter(0)\n"
@@ -119,8 +122,8 @@ TEST(FusedCodegenTest, DeclinesWhatItCannotFuseNamingTheOp) {
       {"  a = f32[8] parameter(0)\n  b = f32[4] parameter(1)\n"
        "  ROOT t = (f32[8], f32[4]) tuple(a, b)",
        "results of different sizes"},
-      {"  a = f32[8] parameter(0)\n  ROOT s = f32[4] slice(a), slice={[0:4]}",
-       "no fused kernel for slice: an operand of f32[8]"},
+      {"  a = f32[8] parameter(0)\n  ROOT s = f32[4] slice(a), slice={[0:9]}",
+       "no fused kernel for slice: a slice out of bounds"},
   };
   for (const Case& c : cases) {
     Planned p = PlanOf(Cat("HloModule d\n\nfused {\n", c.body, "\n}\n"));
@@ -287,17 +290,23 @@ ENTRY e {
 TEST(FusedKernelGpuTest, DeclinedFusionsRunOpByOpAndSaySo) {
   REQUIRE_GPU();
   auto parsed = ::hlo::exec::testing::ParseModule(R"(HloModule t
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] add(x, y)
+}
 fused {
-  a = f32[30,40] parameter(0)
-  t = f32[40,30] transpose(a), dimensions={1,0}
-  ROOT n = f32[40,30] negate(t)
+  a = s32[30,40] parameter(0)
+  z = s32[] constant(0)
+  r = s32[30] reduce(a, z), dimensions={1}, to_apply=add
+  ROOT n = s32[30] negate(r)
 }
 ENTRY e {
-  a = f32[30,40] parameter(0)
-  ROOT f = f32[40,30] fusion(a), kind=kLoop, calls=fused
+  a = s32[30,40] parameter(0)
+  ROOT f = s32[30] fusion(a), kind=kLoop, calls=fused
 })");
-  auto args = testing::EdgeArguments(P::kF32, 1200, 3);
-  auto a = Literal::CreateArray(P::kF32, {30, 40});
+  auto args = testing::EdgeArguments(P::kS32, 1200, 3);
+  auto a = Literal::CreateArray(P::kS32, {30, 40});
   ASSERT_TRUE(a.ok());
   std::memcpy(a->raw(), args[0]->raw(), 4800);
   const std::vector<Value> in = {std::make_shared<const Literal>(*std::move(a))};
@@ -308,9 +317,9 @@ ENTRY e {
   EXPECT_TRUE(absl::StrContains(Notes(*g), "fusions: 0 runs as fused kernels"))
       << Notes(*g);
   EXPECT_TRUE(absl::StrContains(Notes(*g),
-                                "1 op by op: no fused kernel for transpose"))
+                                "1 op by op: no fused kernel for reduce"))
       << Notes(*g);
-  EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 4800), 0);
+  EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 120), 0);
 }
 
 TEST(FusedKernelGpuTest, StatisticsKeepFusionsOpByOp) {
