@@ -1,4 +1,4 @@
-// Fused elementwise kernels (exec/gpu/fused_codegen.h, exec/gpu/nvrtc.h).
+// Fused loop kernels (exec/gpu/fused_codegen.h, exec/gpu/nvrtc.h).
 // Without a GPU: the generated source of every supported op on every
 // element type compiles with NVRTC (skipped only when libnvrtc cannot be
 // opened), and fusions the generator cannot take are declined naming the
@@ -285,6 +285,56 @@ ENTRY e {
                                 "with NVRTC in 1 program)"))
       << Notes(*g);
   EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 1200), 0);
+}
+
+// Data movement inside fusions (the elemental walk): a transpose, a
+// dynamic-slice with a start past the end (clamped) padded with negative
+// and interior padding, a reverse concatenated and bitcast through a
+// column-major layout; each fusion one kernel, bit for bit the CPU's.
+TEST(FusedKernelGpuTest, DataMovementFusionsRunAsOneKernelEach) {
+  REQUIRE_GPU();
+  auto parsed = ::hlo::exec::testing::ParseModule(R"(HloModule moves
+f1 {
+  a = f32[30,40] parameter(0)
+  t = f32[40,30] transpose(a), dimensions={1,0}
+  ROOT n = f32[40,30] negate(t)
+}
+f2 {
+  a = f32[40,30] parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  d = f32[8,30] dynamic-slice(a, i, z), dynamic_slice_sizes={8,30}
+  k = f32[] constant(-1)
+  ROOT p = f32[16,60] pad(d, k), padding=2_-1_1x-1_2_1
+}
+f3 {
+  a = f32[16,60] parameter(0)
+  r = f32[16,60] reverse(a), dimensions={1}
+  c = f32[32,60] concatenate(a, r), dimensions={0}
+  ROOT b = f32[60,32]{0,1} bitcast(c)
+}
+ENTRY e {
+  a = f32[30,40] parameter(0)
+  i = s32[] parameter(1)
+  t = f32[40,30] fusion(a), kind=kLoop, calls=f1
+  p = f32[16,60] fusion(t, i), kind=kLoop, calls=f2
+  ROOT b = f32[60,32]{0,1} fusion(p), kind=kLoop, calls=f3
+})");
+  auto edge = testing::EdgeArguments(P::kF32, 1200, 4);
+  auto a = Literal::CreateArray(P::kF32, {30, 40});
+  ASSERT_TRUE(a.ok());
+  std::memcpy(a->raw(), edge[0]->raw(), 4800);
+  const std::vector<Value> in = {
+      std::make_shared<const Literal>(*std::move(a)),
+      std::make_shared<const Literal>(Literal::ScalarFromInt(P::kS32, 35))};
+  auto cpu = RunOn(*MakeCpuBackend(), *parsed.file, in);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  auto g = RunOn(*MakeGpuBackend(), *parsed.file, in);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(absl::StrContains(Notes(*g), "fusions: 3 runs as fused kernels"))
+      << Notes(*g);
+  ASSERT_EQ(g->result->count(), 1920);
+  EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 7680), 0);
 }
 
 TEST(FusedKernelGpuTest, DeclinedFusionsRunOpByOpAndSaySo) {
