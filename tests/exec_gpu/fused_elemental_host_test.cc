@@ -310,6 +310,13 @@ std::string Rotations(int levels) {
 TEST(FusedElementalHostTest, AFusionOverTheExpansionLimitIsDeclined) {
   ExpectDeclined(Rotations(14), "more than 4096 values to compute");
   ExpectSameAsCpu("under_limit", Rotations(6));  // 729 values
+  // A chain deeper than the walk's nesting limit.
+  std::string chain = "  x0 = f32[16] negate(a)\n";
+  for (int k = 1; k < 600; ++k)
+    chain += Cat("  x", k, " = f32[16] negate(x", k - 1, ")\n");
+  chain += "  ROOT o = f32[16] negate(x599)";
+  ExpectDeclined(Module({"f32[16]"}, chain, "f32[16]"),
+                 "more than 512 nested nodes");
 }
 
 TEST(FusedElementalHostTest, UnsupportedOpsInsideAreStillDeclined) {
