@@ -90,17 +90,27 @@ void ExpectSameAsCpu(const std::string& tag, const std::string& text,
   BackendOptions o;
   auto cpu = MakeCpuBackend()->Run(*p.parsed.file, 0, args, o);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
-  ASSERT_FALSE(cpu->result->is_tuple());
-  auto out = Literal::CreateArray(cpu->result->type(), cpu->result->dims());
-  ASSERT_TRUE(out.ok());
-  std::memset(out->raw(), 0xab, out->byte_size());  // no stale zeros
-  pointers.push_back(out->raw());
-  call(cpu->result->count(), pointers.data());
-  const Value got = std::make_shared<const Literal>(
-      Literal::MakeTuple({std::make_shared<const Literal>(*std::move(out))}));
-  const Value want =
-      std::make_shared<const Literal>(Literal::MakeTuple({cpu->result}));
-  testing::ExpectSameResults(want, got, {label}, tag);
+  // One output per result (each element of a tuple root), prefilled with
+  // bytes no result holds by chance.
+  const std::vector<Value> wants = cpu->result->is_tuple()
+                                       ? cpu->result->elements()
+                                       : std::vector<Value>{cpu->result};
+  std::vector<Literal> outs;
+  for (const Value& w : wants) {
+    auto out = Literal::CreateArray(w->type(), w->dims());
+    ASSERT_TRUE(out.ok());
+    std::memset(out->raw(), 0xab, out->byte_size());
+    outs.push_back(*std::move(out));
+  }
+  for (Literal& out : outs) pointers.push_back(out.raw());
+  call(wants[0]->count(), pointers.data());
+  std::vector<Value> gots;
+  for (Literal& out : outs)
+    gots.push_back(std::make_shared<const Literal>(std::move(out)));
+  const Value got = std::make_shared<const Literal>(Literal::MakeTuple(gots));
+  const Value want = std::make_shared<const Literal>(Literal::MakeTuple(wants));
+  const std::vector<std::string> labels(wants.size(), label);
+  testing::ExpectSameResults(want, got, labels, tag);
 }
 
 // A module whose fusion `fused` has parameters `params` ("f32[4,6]", ...)
@@ -278,6 +288,20 @@ TEST(FusedElementalHostTest, RealisticMixes) {
              "  s = f32[2,3,8] select(p, m, a)\n"
              "  ROOT r = f32[6,8] reshape(s)",
              "f32[6,8]"));
+}
+
+TEST(FusedElementalHostTest, MultiOutputFusionsOfOneElementCount) {
+  // Results of the same dims, and of other dims with as many elements.
+  ExpectSameAsCpu("multi",
+                  Module({"f32[6,4]", "f32[4]"},
+                         "  t = f32[4,6] transpose(a), dimensions={1,0}\n"
+                         "  b1 = f32[4,6] broadcast(b), dimensions={0}\n"
+                         "  s = f32[4,6] add(t, b1)\n"
+                         "  r = f32[2,12] reshape(s)\n"
+                         "  m = f32[4,6] multiply(t, s)\n"
+                         "  ROOT o = (f32[4,6], f32[2,12], f32[4,6]) "
+                         "tuple(s, r, m)",
+                         "(f32[4,6], f32[2,12], f32[4,6])"));
 }
 
 // Decline, with the reason in the message.
