@@ -133,7 +133,8 @@ std::optional<double> SymbolQuery::Score(const FileSymbols& file,
   if (!modules_.empty() && !NameMatches(modules_, file.ModuleName(symbol))) {
     return std::nullopt;
   }
-  return NameScore(file.Name(symbol), symbol.name_mask, floor);
+  const std::string_view name = file.Name(symbol);
+  return NameScore(name, NameMask16(name), floor);
 }
 
 std::optional<double> SymbolQuery::NameScore(std::string_view name,

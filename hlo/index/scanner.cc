@@ -67,14 +67,21 @@ inline uint32_t NameCharMask16(const char* p) {
   return static_cast<uint32_t>(
       _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), punct)));
 }
-// Bit i is set when byte i is one the shape loop acts on ("[{(]}) ").
+// Bit i is set when byte i is one the shape loop acts on ("[{(]}) "), in
+// four compares: bit 5 set folds '[' onto '{' and ']' onto '}' (and nothing
+// else onto them), bit 0 cleared folds ')' onto '('.
 inline uint32_t ShapeStopMask16(const char* p) {
   const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  auto eq = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
-  const __m128i open = _mm_or_si128(_mm_or_si128(eq('['), eq('{')), eq('('));
-  const __m128i close = _mm_or_si128(_mm_or_si128(eq(']'), eq('}')), eq(')'));
-  return static_cast<uint32_t>(
-      _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(open, close), eq(' '))));
+  const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+  const __m128i brackets =
+      _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')),
+                   _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+  const __m128i parens = _mm_cmpeq_epi8(
+      _mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xFE))),
+      _mm_set1_epi8('('));
+  const __m128i space = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+  return static_cast<uint32_t>(_mm_movemask_epi8(
+      _mm_or_si128(_mm_or_si128(brackets, parens), space)));
 }
 #endif
 
@@ -98,10 +105,11 @@ class Scanner {
   Scanner(std::string_view text, const ScanOptions& options)
       : text_(text), options_(options) {}
 
-  void Reserve() {
-    // Dumps run at about one symbol per 150 bytes; names average ~20 bytes.
-    out_.symbols.reserve(text_.size() / 150 + 16);
-    out_.pool.reserve(text_.size() / 8 + 64);
+  // For `bytes` of text to scan: dumps run at about one symbol per 150
+  // bytes, and names average ~20 bytes.
+  void Reserve(size_t bytes) {
+    out_.symbols.reserve(bytes / 150 + 16);
+    out_.pool.reserve(bytes / 8 + 64);
   }
 
   // Scans the lines in [pos, stop); `line_number` is that of the line
@@ -381,7 +389,6 @@ class Scanner {
     s.kind = kind;
     std::string_view name = text_.substr(name_begin, name_end - name_begin);
     s.name = AddToPool(name);
-    s.name_mask = NameMask16(name);
     s.line = line;
     s.column = static_cast<uint32_t>(name_begin - line_start + 1);
     if (HasNonAscii(line_start, name_begin)) s.flags |= kFlagNonAsciiPrefix;
@@ -662,7 +669,6 @@ class Scanner {
         Symbol s;
         s.kind = SymbolKind::kMetadata;
         s.name = AddToPool(name);
-        s.name_mask = NameMask16(name);
         s.line = line;
         s.column = static_cast<uint32_t>(file - line_start + 1);
         if (HasNonAscii(line_start, file)) s.flags |= kFlagNonAsciiPrefix;
@@ -748,6 +754,7 @@ SegmentedFile ScanSegments(std::string_view text, const ChunkedText& chunked,
       ScannedChunk* chunk = cache->Find(c.key);
       if (chunk == nullptr) {
         Scanner scan(text.substr(0, c.end), options);
+        scan.Reserve(c.end - c.begin);
         scan.ScanRange(c.begin, c.end, 0);
         if (!scan.hit_end()) chunk = cache->Insert(c.key, scan.TakeChunk());
       }
@@ -796,7 +803,7 @@ ScannedChunk* ChunkCache::Insert(std::pair<uint64_t, uint64_t> key,
 
 FileSymbols ScanSymbols(std::string_view text, const ScanOptions& options) {
   Scanner scanner(text, options);
-  scanner.Reserve();
+  scanner.Reserve(text.size());
   scanner.ScanRange(0, text.size(), 0);
   return scanner.Finish();
 }

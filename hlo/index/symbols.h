@@ -38,8 +38,7 @@ struct Symbol {
   uint32_t opcode = kNoRef;  // index into FileSymbols::strings (interned)
   uint32_t shape = kNoRef;   // index into FileSymbols::strings (interned)
   SymbolKind kind = SymbolKind::kInstruction;
-  uint8_t flags = 0;       // kFlagEntry / kFlagRoot
-  uint16_t name_mask = 0;  // NameMask16(name): a cheap fuzzy prefilter
+  uint8_t flags = 0;  // kFlagEntry / kFlagRoot
 };
 static_assert(sizeof(Symbol) == 32);
 inline constexpr uint8_t kFlagEntry = 1;
