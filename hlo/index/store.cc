@@ -97,15 +97,17 @@ void StringTable::BuildSet() {
 
 uint32_t StringTable::Intern(std::string_view s) {
   if (!set_complete_) BuildSet();
-  auto it = set_.find(s);
-  if (it != set_.end()) return *it;
-  Own();
-  uint32_t id = size();
-  arena_.append(s);
-  offsets_.push_back(static_cast<uint32_t>(arena_.size()));
-  Refresh();
-  set_.insert(id);
-  return id;
+  // One hash and one probe whether `s` is new or not (find then insert
+  // hashed a new string twice; most names are new).
+  auto it = set_.lazy_emplace(s, [&](const auto& construct) {
+    Own();
+    const uint32_t id = size();
+    arena_.append(s);
+    offsets_.push_back(static_cast<uint32_t>(arena_.size()));
+    Refresh();
+    construct(id);
+  });
+  return *it;
 }
 
 void StringTable::Assign(std::string_view arena,
@@ -230,6 +232,15 @@ void SymbolStore::Merge(const FileSymbols& file,
                         std::vector<BlockUse>* uses, ModuleRanges* modules) {
   if (!block_map_complete_) BuildBlockMap();
   Own();
+  // The scan's own ids of shapes and opcodes, mapped to the store's once
+  // each (a symbol would look up two strings most symbols share).
+  other_ids_.assign(file.strings.size(), kNoRef);
+  auto other_id = [&](uint32_t scan_id) {
+    if (scan_id >= other_ids_.size()) return others_.Intern("");
+    uint32_t& id = other_ids_[scan_id];
+    if (id == kNoRef) id = others_.Intern(file.String(scan_id));
+    return id;
+  };
   for (const PreparedBlock& pb : blocks) {
     uint32_t base = file.symbols[pb.first].line;
     auto [it, inserted] =
@@ -240,9 +251,8 @@ void SymbolStore::Merge(const FileSymbols& file,
         const Symbol& s = file.symbols[i];
         Record r;
         r.name = names_.Intern(file.Name(s));
-        if (s.shape != kNoRef) r.shape = others_.Intern(file.String(s.shape));
-        if (s.opcode != kNoRef)
-          r.opcode = others_.Intern(file.String(s.opcode));
+        if (s.shape != kNoRef) r.shape = other_id(s.shape);
+        if (s.opcode != kNoRef) r.opcode = other_id(s.opcode);
         r.line_delta = s.line - base;
         r.column = s.column;
         r.kind = static_cast<uint8_t>(s.kind);

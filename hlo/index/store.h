@@ -202,6 +202,7 @@ class SymbolStore {
   std::shared_ptr<const void> backing_;
   absl::flat_hash_map<HashKey, uint32_t> block_ids_;
   bool block_map_complete_ = true;
+  std::vector<uint32_t> other_ids_;  // Merge's map of a scan's string ids
 };
 
 }  // namespace hlo::index
