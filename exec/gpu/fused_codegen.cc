@@ -8,6 +8,7 @@
 #include "exec/gpu/fused_codegen.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -37,6 +38,11 @@ absl::StatusOr<Generator::Kernel> Generator::Run() {
     params += Cat("const ", t->s, "* __restrict__ p", k, ", ");
   }
   const int64_t n = Count(plan_.nodes[results[0]].shape.dims);
+  const bool narrow = !wide_index_ && Narrow();
+  if (narrow) {
+    index_type_ = "s32";
+    body_ += "    const s32 i32 = (s32)i;\n";
+  }
   for (size_t k = 0; k < results.size(); ++k) {
     const Node& r = plan_.nodes[results[k]];
     if (r.shape.is_tuple()) return Decline(r, "a nested tuple");
@@ -48,7 +54,7 @@ absl::StatusOr<Generator::Kernel> Generator::Run() {
     params += Cat(k ? ", " : "", t->s, "* __restrict__ out", k);
     if (n == 0) continue;
     absl::StatusOr<Val> v =
-        At(results[k], Relinearize({"i"}, {n}, r.shape.dims));
+        At(results[k], Relinearize({narrow ? "i32" : "i"}, {n}, r.shape.dims));
     if (!v.ok()) return v.status();
     stores += Cat("    out", k, "[i] = ", v->var, ";\n");
   }
@@ -63,6 +69,25 @@ absl::StatusOr<Generator::Kernel> Generator::Run() {
                  "gridDim.x) {\n",
                  body_, stores, "  }\n}\n");
   return out;
+}
+
+// Whether every index value the walk computes fits in 32 bits: positions
+// in each node and padding offsets below 2^30 (their sums below 2^31).
+bool Generator::Narrow() const {
+  constexpr int64_t kLimit = int64_t{1} << 30;
+  for (const Node& node : plan_.nodes) {
+    if (node.shape.is_tuple()) continue;
+    std::optional<int64_t> count = CheckedElementCount(node.shape.dims);
+    if (!count || *count >= kLimit) return false;
+    if (node.op == O::kPad && node.attrs.padding) {
+      for (const PaddingDimension& pd : node.attrs.padding->dimensions)
+        if (std::abs(pd.edge_padding_low) >= kLimit ||
+            std::abs(pd.edge_padding_high) >= kLimit ||
+            std::abs(pd.interior_padding) >= kLimit)
+          return false;
+    }
+  }
+  return true;
 }
 
 // Node i's element at `index`: the memo's, or computed (nodes of one
@@ -275,10 +300,11 @@ absl::StatusOr<Val> Generator::Elementwise(const Node& node, const Ty& t,
 namespace hlo::exec::gpu {
 
 absl::StatusOr<FusedKernelSource> GenerateFusedKernel(const Plan& plan,
-                                                      std::string_view name) {
+                                                      std::string_view name,
+                                                      bool wide_index) {
   if (plan.root < 0 || plan.root >= static_cast<int>(plan.nodes.size()))
     return absl::InvalidArgumentError("a fused computation without a root");
-  auto k = fused::Generator(plan, name).Run();
+  auto k = fused::Generator(plan, name, wide_index).Run();
   if (!k.ok()) return k.status();
   FusedKernelSource out;
   out.kernel = std::move(k->text);

@@ -58,9 +58,13 @@ struct FusedKernelSource {
 };
 
 // `name`: the kernel's; kernels of several fusions can be compiled as one
-// program (kFusedPrelude, then each kernel) when their names differ.
+// program (kFusedPrelude, then each kernel) when their names differ. Index
+// arithmetic is 32-bit when every node has fewer than 2^30 elements (and
+// pad offsets are as small), else 64-bit; `wide_index` asks for 64-bit
+// always (the tests of that path).
 absl::StatusOr<FusedKernelSource> GenerateFusedKernel(
-    const Plan& plan, std::string_view name = kFusedKernelName);
+    const Plan& plan, std::string_view name = kFusedKernelName,
+    bool wide_index = false);
 
 }  // namespace hlo::exec::gpu
 

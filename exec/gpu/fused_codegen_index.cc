@@ -226,7 +226,7 @@ absl::StatusOr<Val> Generator::DynamicSlice(const Node& node,
 }
 
 std::string Generator::Idx(const std::string& expr) {
-  if (IntOf(expr) || expr == "i") return expr;
+  if (IntOf(expr)) return expr;
   bool atom = true;
   for (char c : expr) atom = atom && (std::isalnum(c) || c == '_');
   if (atom) return expr;
@@ -234,7 +234,7 @@ std::string Generator::Idx(const std::string& expr) {
   if (std::optional<Val> v = Find(key)) return v->var;
   Val v{Cat("j", next_var_++), PrimitiveType::kS64,
         *TypeOf(PrimitiveType::kS64)};
-  Line(Cat("const s64 ", v.var, " = ", expr, ";"));
+  Line(Cat("const ", index_type_, " ", v.var, " = ", expr, ";"));
   Remember(key, v);
   return v.var;
 }

@@ -79,8 +79,8 @@ bool IsPermutation(const Dims& p, size_t rank);
 // The elemental emitter of one fused computation (fused_codegen.h).
 class Generator {
  public:
-  Generator(const Plan& plan, std::string_view name)
-      : plan_(plan), name_(name) {}
+  Generator(const Plan& plan, std::string_view name, bool wide_index)
+      : plan_(plan), name_(name), wide_index_(wide_index) {}
 
   // The kernel's text (after the prelude), its element count, parameter
   // and result counts; or Unimplemented naming what is not taken.
@@ -92,6 +92,7 @@ class Generator {
   absl::StatusOr<Kernel> Run();
 
  private:
+  bool Narrow() const;
   absl::StatusOr<Val> At(int i, Index index);
   absl::StatusOr<Val> Compute(int i, const Index& index);
   absl::StatusOr<Val> Elementwise(const Node& node, const Ty& t,
@@ -186,6 +187,7 @@ class Generator {
 
   const Plan& plan_;
   std::string name_;
+  bool wide_index_;
   std::string pre_, body_;  // before the loop; in it
   std::string* out_ = &body_;
   bool in_pre_ = false;
@@ -194,6 +196,9 @@ class Generator {
   std::vector<std::string> log_;  // memo keys defined inside branches
   std::vector<size_t> marks_;
   int next_var_ = 0, values_ = 0, nesting_ = 0;
+  // Index arithmetic in 32 bits when every position fits (cheaper on the
+  // device than 64-bit division), else 64.
+  const char* index_type_ = "s64";
 };
 
 }  // namespace hlo::exec::gpu::fused

@@ -63,13 +63,12 @@ Value Argument(const LiteralShape& shape, std::vector<int64_t>& ints,
 }
 
 // Runs `text`'s entry (which calls the fusion `fused` on its parameters,
-// in order) on the CPU, and `fused`'s generated kernel compiled on the
-// host, and expects the same result bits (`label` in kApproximate allows
-// the libm's last places).
-void ExpectSameAsCpu(const std::string& tag, const std::string& text,
-                     std::vector<int64_t> ints = {},
-                     const std::string& label = "exact") {
-  if (!CompilerRuns()) GTEST_SKIP() << "no C++ compiler (" << Compiler() << ")";
+// in order) on the CPU, and `fused`'s generated kernel (`wide_index`: with
+// 64-bit index arithmetic) compiled on the host, and expects the same
+// result bits (`label` in kApproximate allows the libm's last places).
+void ExpectSameAsCpuWith(const std::string& tag, const std::string& text,
+                         std::vector<int64_t> ints, const std::string& label,
+                         bool wide_index) {
   SCOPED_TRACE(tag);
   static const std::string dir = [] {
     std::string d = ::testing::TempDir() + "fused_elemental_XXXXXX";
@@ -78,7 +77,7 @@ void ExpectSameAsCpu(const std::string& tag, const std::string& text,
   }();
   testing::Planned p = testing::PlanOf(text);
   ASSERT_NE(p.plan, nullptr);
-  HostCall call = BuildOnHost(*p.plan, dir, tag);
+  HostCall call = BuildOnHost(*p.plan, dir, tag, wide_index);
   ASSERT_NE(call, nullptr);
   std::mt19937_64 rng(7);
   std::vector<Value> args;
@@ -111,6 +110,15 @@ void ExpectSameAsCpu(const std::string& tag, const std::string& text,
   const Value want = std::make_shared<const Literal>(Literal::MakeTuple(wants));
   const std::vector<std::string> labels(wants.size(), label);
   testing::ExpectSameResults(want, got, labels, tag);
+}
+
+// Both index widths: 32-bit (what these small fusions get) and 64-bit.
+void ExpectSameAsCpu(const std::string& tag, const std::string& text,
+                     std::vector<int64_t> ints = {},
+                     const std::string& label = "exact") {
+  if (!CompilerRuns()) GTEST_SKIP() << "no C++ compiler (" << Compiler() << ")";
+  ExpectSameAsCpuWith(tag, text, ints, label, /*wide_index=*/false);
+  ExpectSameAsCpuWith(tag + "_w64", text, ints, label, /*wide_index=*/true);
 }
 
 // A module whose fusion `fused` has parameters `params` ("f32[4,6]", ...)

@@ -66,8 +66,8 @@ inline bool CompilerRuns() {
 // calls it with the parameters' then the results' pointers.
 using HostCall = void (*)(long long, void**);
 inline HostCall BuildOnHost(const Plan& plan, const std::string& dir,
-                     const std::string& tag) {
-  auto src = gpu::GenerateFusedKernel(plan);
+                            const std::string& tag, bool wide_index = false) {
+  auto src = gpu::GenerateFusedKernel(plan, gpu::kFusedKernelName, wide_index);
   EXPECT_TRUE(src.ok()) << src.status();
   if (!src.ok()) return nullptr;
   std::string call = "\nextern \"C\" void hlo_call(long long n, void** p) {\n"
