@@ -1,8 +1,8 @@
 // Fused loop kernels (exec/gpu/fused_codegen.h, exec/gpu/nvrtc.h).
 // Without a GPU: the generated source of every supported op on every
-// element type compiles with NVRTC (skipped only when libnvrtc cannot be
-// opened), and fusions the generator cannot take are declined naming the
-// op. On a GPU (skipped without): fused results equal the CPU evaluator's
+// element type, and of data movement fusions with both index widths,
+// compiles with NVRTC (skipped only when libnvrtc cannot be opened), and
+// fusions the generator cannot take are declined naming the op. On a GPU (skipped without): fused results equal the CPU evaluator's
 // on inputs full of edge values (NaN, inf, -0, subnormals, integer
 // extremes, zero divisors, shifts past the width): bit for bit, except the
 // transcendental float ops, which agree within a few units in the last place.
@@ -166,6 +166,55 @@ TEST(FusedCodegenTest, NvrtcIsNotMappedAtStart) {
 }
 
 
+// Data movement inside fusions (the elemental walk): a transpose, a
+// dynamic-slice with a start past the end (clamped) padded with negative
+// and interior padding, a reverse concatenated and bitcast through a
+// column-major layout.
+constexpr char kMovesModule[] = R"(HloModule moves
+f1 {
+  a = f32[30,40] parameter(0)
+  t = f32[40,30] transpose(a), dimensions={1,0}
+  ROOT n = f32[40,30] negate(t)
+}
+f2 {
+  a = f32[40,30] parameter(0)
+  i = s32[] parameter(1)
+  z = s32[] constant(0)
+  d = f32[8,30] dynamic-slice(a, i, z), dynamic_slice_sizes={8,30}
+  k = f32[] constant(-1)
+  ROOT p = f32[16,60] pad(d, k), padding=2_-1_1x-1_2_1
+}
+f3 {
+  a = f32[16,60] parameter(0)
+  r = f32[16,60] reverse(a), dimensions={1}
+  c = f32[32,60] concatenate(a, r), dimensions={0}
+  ROOT b = f32[60,32]{0,1} bitcast(c)
+}
+ENTRY e {
+  a = f32[30,40] parameter(0)
+  i = s32[] parameter(1)
+  t = f32[40,30] fusion(a), kind=kLoop, calls=f1
+  p = f32[16,60] fusion(t, i), kind=kLoop, calls=f2
+  ROOT b = f32[60,32]{0,1} fusion(p), kind=kLoop, calls=f3
+})";
+
+TEST(FusedCodegenTest, DataMovementKernelsCompileWithNvrtc) {
+  auto version = NvrtcVersion();
+  if (!version.ok()) GTEST_SKIP() << version.status().message();
+  for (const char* f : {"f1", "f2", "f3"}) {
+    Planned p = PlanOf(kMovesModule, f);
+    ASSERT_NE(p.plan, nullptr);
+    for (bool wide : {false, true}) {
+      auto src = GenerateFusedKernel(*p.plan, kFusedKernelName, wide);
+      ASSERT_TRUE(src.ok()) << f << ": " << src.status();
+      EXPECT_EQ(absl::StrContains(src->kernel, "const s64 j"), wide) << f;
+      auto ptx = CompileToPtx(src->source);
+      EXPECT_TRUE(ptx.ok()) << f << (wide ? " (64-bit)" : "") << ": "
+                            << ptx.status();
+    }
+  }
+}
+
 // ------------------------------------------------------------- on a GPU --
 
 std::string Notes(const BackendRun& r) {
@@ -287,39 +336,10 @@ ENTRY e {
   EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 1200), 0);
 }
 
-// Data movement inside fusions (the elemental walk): a transpose, a
-// dynamic-slice with a start past the end (clamped) padded with negative
-// and interior padding, a reverse concatenated and bitcast through a
-// column-major layout; each fusion one kernel, bit for bit the CPU's.
+// kMovesModule's fusions: one kernel each, bit for bit the CPU's.
 TEST(FusedKernelGpuTest, DataMovementFusionsRunAsOneKernelEach) {
   REQUIRE_GPU();
-  auto parsed = ::hlo::exec::testing::ParseModule(R"(HloModule moves
-f1 {
-  a = f32[30,40] parameter(0)
-  t = f32[40,30] transpose(a), dimensions={1,0}
-  ROOT n = f32[40,30] negate(t)
-}
-f2 {
-  a = f32[40,30] parameter(0)
-  i = s32[] parameter(1)
-  z = s32[] constant(0)
-  d = f32[8,30] dynamic-slice(a, i, z), dynamic_slice_sizes={8,30}
-  k = f32[] constant(-1)
-  ROOT p = f32[16,60] pad(d, k), padding=2_-1_1x-1_2_1
-}
-f3 {
-  a = f32[16,60] parameter(0)
-  r = f32[16,60] reverse(a), dimensions={1}
-  c = f32[32,60] concatenate(a, r), dimensions={0}
-  ROOT b = f32[60,32]{0,1} bitcast(c)
-}
-ENTRY e {
-  a = f32[30,40] parameter(0)
-  i = s32[] parameter(1)
-  t = f32[40,30] fusion(a), kind=kLoop, calls=f1
-  p = f32[16,60] fusion(t, i), kind=kLoop, calls=f2
-  ROOT b = f32[60,32]{0,1} fusion(p), kind=kLoop, calls=f3
-})");
+  auto parsed = ::hlo::exec::testing::ParseModule(kMovesModule);
   auto edge = testing::EdgeArguments(P::kF32, 1200, 4);
   auto a = Literal::CreateArray(P::kF32, {30, 40});
   ASSERT_TRUE(a.ok());
