@@ -18,6 +18,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "xxhash.h"
+#if defined(__x86_64__)
+// The checksums run over the whole cache (tens of MB): the library's
+// AVX2/AVX-512 code, picked at run time, is ~3x its SSE2 default.
+#include "xxh_x86dispatch.h"
+#endif
 
 namespace hlo::index {
 namespace {
@@ -166,35 +171,58 @@ std::string EncodedCache::Flatten() const {
   return out;
 }
 
+namespace {
+constexpr char kZeros[8] = {};
+}  // namespace
+
 void EncodedCache::Borrow(std::string_view bytes) {
-  static constexpr char kZeros[8] = {};
   parts_.push_back(bytes);
   if (size_t pad = Pad8(bytes.size()) - bytes.size()) {
     parts_.push_back(std::string_view(kZeros, pad));
   }
 }
 
+void EncodedCache::BorrowJoined(std::span<const std::string_view> pieces) {
+  size_t size = 0;
+  for (std::string_view piece : pieces) {
+    if (piece.empty()) continue;
+    parts_.push_back(piece);
+    size += piece.size();
+  }
+  if (size_t pad = Pad8(size) - size) {
+    parts_.push_back(std::string_view(kZeros, pad));
+  }
+}
+
 EncodedCache EncodeFolderCache(std::string_view folder,
                                const SymbolStore& store,
-                               std::span<const CachedFile> files) {
+                               std::span<const CachedFile> files,
+                               bool all_used) {
   EncodedCache out;
   // Renumber the blocks and strings the files use, in their old order.
-  std::vector<uint32_t> block_map(store.block_count(), kNoRef);
-  std::vector<uint32_t> name_map(store.names().size(), kNoRef);
-  std::vector<uint32_t> other_map(store.others().size(), kNoRef);
-  for (const CachedFile& f : files) {
-    for (const BlockUse& u : f.uses) block_map[u.block] = 0;
-    for (const auto& m : f.modules) name_map[m.second] = 0;
-  }
+  const uint32_t unused = all_used ? 0 : kNoRef;
+  std::vector<uint32_t> block_map(store.block_count(), unused);
+  std::vector<uint32_t> name_map(store.names().size(), unused);
+  std::vector<uint32_t> other_map(store.others().size(), unused);
   uint32_t blocks = 0, records = 0;
-  for (uint32_t b = 0; b < block_map.size(); ++b) {
-    if (block_map[b] == kNoRef) continue;
-    block_map[b] = blocks++;
-    for (const Record& r : store.Block(b)) {
-      ++records;
-      name_map[r.name] = 0;
-      if (r.shape != kNoRef) other_map[r.shape] = 0;
-      if (r.opcode != kNoRef) other_map[r.opcode] = 0;
+  if (all_used) {
+    std::iota(block_map.begin(), block_map.end(), 0u);
+    blocks = store.block_count();
+    records = static_cast<uint32_t>(store.records().size());
+  } else {
+    for (const CachedFile& f : files) {
+      for (const BlockUse& u : f.uses) block_map[u.block] = 0;
+      for (const auto& m : f.modules) name_map[m.second] = 0;
+    }
+    for (uint32_t b = 0; b < block_map.size(); ++b) {
+      if (block_map[b] == kNoRef) continue;
+      block_map[b] = blocks++;
+      for (const Record& r : store.Block(b)) {
+        ++records;
+        name_map[r.name] = 0;
+        if (r.shape != kNoRef) other_map[r.shape] = 0;
+        if (r.opcode != kNoRef) other_map[r.opcode] = 0;
+      }
     }
   }
   // A table with nothing to drop (a fresh index) is written as it is.
@@ -255,6 +283,10 @@ EncodedCache EncodeFolderCache(std::string_view folder,
   }
   std::vector<FileRecord> file_records;
   std::vector<BlockUse> uses;
+  // Block ids kept as they are (a fresh index): each file's uses are
+  // written from where they lie, not copied into one array first.
+  const bool blocks_kept = all_used;
+  std::vector<std::string_view> use_pieces;
   std::vector<std::pair<uint32_t, uint32_t>> modules;
   std::string paths;
   size_t use_count = 0, path_bytes = 0;
@@ -263,7 +295,12 @@ EncodedCache EncodeFolderCache(std::string_view folder,
     path_bytes += f.key.path.size();
   }
   file_records.reserve(files.size());
-  uses.reserve(use_count);
+  if (blocks_kept) {
+    use_pieces.reserve(files.size());
+  } else {
+    uses.reserve(use_count);
+  }
+  uint32_t uses_so_far = 0;
   paths.reserve(path_bytes);
   for (const CachedFile& f : files) {
     FileRecord fr;
@@ -275,11 +312,18 @@ EncodedCache EncodeFolderCache(std::string_view folder,
     fr.path_offset = static_cast<uint32_t>(paths.size());
     fr.path_size = static_cast<uint32_t>(f.key.path.size());
     paths += f.key.path;
-    fr.uses_begin = static_cast<uint32_t>(uses.size());
+    fr.uses_begin = uses_so_far;
     fr.uses_count = static_cast<uint32_t>(f.uses.size());
-    for (BlockUse u : f.uses) {
-      u.block = block_map[u.block];
-      uses.push_back(u);
+    uses_so_far += fr.uses_count;
+    if (blocks_kept) {
+      use_pieces.push_back(
+          std::string_view(reinterpret_cast<const char*>(f.uses.data()),
+                           f.uses.size_bytes()));
+    } else {
+      for (BlockUse u : f.uses) {
+        u.block = block_map[u.block];
+        uses.push_back(u);
+      }
     }
     fr.modules_begin = static_cast<uint32_t>(modules.size());
     fr.modules_count = static_cast<uint32_t>(f.modules.size());
@@ -301,7 +345,7 @@ EncodedCache EncodeFolderCache(std::string_view folder,
   c.other_arena = static_cast<uint32_t>(other_arena.size());
   c.block_count = blocks;
   c.record_count = records;
-  c.use_count = static_cast<uint32_t>(uses.size());
+  c.use_count = uses_so_far;
   c.module_count = static_cast<uint32_t>(modules.size());
   c.path_arena = static_cast<uint32_t>(paths.size());
 
@@ -316,7 +360,11 @@ EncodedCache EncodeFolderCache(std::string_view folder,
   out.Borrow(block_begin);
   out.Borrow(out_records);
   out.Borrow(out.Keep(std::move(file_records)));
-  out.Borrow(out.Keep(std::move(uses)));
+  if (blocks_kept) {
+    out.BorrowJoined(use_pieces);
+  } else {
+    out.Borrow(out.Keep(std::move(uses)));
+  }
   out.Borrow(out.Keep(std::move(modules)));
   out.Borrow(out.Keep(std::move(paths)));
 

@@ -68,7 +68,8 @@ class EncodedCache {
  private:
   friend EncodedCache EncodeFolderCache(std::string_view folder,
                                         const SymbolStore& store,
-                                        std::span<const CachedFile> files);
+                                        std::span<const CachedFile> files,
+                                        bool all_used);
   template <typename T>
   std::span<const T> Keep(std::vector<T> v) {
     auto kept = std::make_shared<const std::vector<T>>(std::move(v));
@@ -86,6 +87,8 @@ class EncodedCache {
                             v.size_bytes()));
   }
   void Borrow(std::string_view bytes);  // and zeros up to a multiple of 8
+  // One section from pieces written back to back, then padded.
+  void BorrowJoined(std::span<const std::string_view> pieces);
 
   std::vector<std::string_view> parts_;
   std::vector<std::shared_ptr<const void>> keep_;
@@ -93,10 +96,13 @@ class EncodedCache {
 
 // Serialisation (exposed for tests). Only the blocks and strings that
 // `files` use are written, renumbered densely; when that is all of them the
-// store's arrays are borrowed as they are.
+// store's arrays are borrowed as they are. `all_used`: the caller knows they
+// all are (a fresh index of one folder), so the pass that finds out is
+// skipped; were it wrong, the cache would only keep some unused entries.
 EncodedCache EncodeFolderCache(std::string_view folder,
                                const SymbolStore& store,
-                               std::span<const CachedFile> files);
+                               std::span<const CachedFile> files,
+                               bool all_used = false);
 // nullopt unless `bytes` are a complete, checksummed cache of this version
 // whose every id and range is in bounds.
 std::optional<FolderCache> DecodeFolderCache(

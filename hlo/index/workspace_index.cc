@@ -265,6 +265,7 @@ void WorkspaceIndex::PutFile(std::unique_ptr<FileEntry> entry) {
   MarkDirty(entry->key.path);
   auto [it, inserted] = by_path_.try_emplace(entry->key.path, 0);
   if (!inserted) {
+    store_may_hold_unused_ = true;
     ForgetContent(it->second);
     files_[it->second] = std::move(entry);
   } else {
@@ -296,6 +297,7 @@ void WorkspaceIndex::EraseFile(const std::string& path) {
   auto it = by_path_.find(path);
   if (it == by_path_.end()) return;
   MarkDirty(path);
+  store_may_hold_unused_ = true;
   ForgetContent(it->second);
   files_[it->second].reset();
   free_ids_.push_back(it->second);
@@ -355,6 +357,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
     for (const CachedFile& f : cache->files) cached[f.key.path] = &f;
     adoption.cache = cache;
     std::unique_lock<std::shared_mutex> lock(mutex_);
+    store_may_hold_unused_ = true;
     if (store_.empty()) {
       // Borrowed from the mapped cache file: no copy until a change.
       store_.Assign(cache->name_arena, cache->name_offsets, cache->other_arena,
@@ -663,9 +666,13 @@ void WorkspaceIndex::Persist(bool force) {
         files.push_back(std::move(f));
       }
       // Written under the shared lock: the encoding borrows the store's
-      // arrays, which writers would change.
+      // arrays, which writers would change. A fresh index of this folder
+      // alone uses all of the store.
+      const bool all_used =
+          !store_may_hold_unused_ && files.size() == by_path_.size();
       absl::Status saved = cache_->Save(
-          folder.path, EncodeFolderCache(folder.path, store_, files));
+          folder.path,
+          EncodeFolderCache(folder.path, store_, files, all_used));
       if (!saved.ok()) Warn(std::string(saved.message()));
       // Guarded by persist_mutex_ (writers of these fields hold it or the
       // exclusive lock, never both orders).
@@ -711,6 +718,7 @@ void WorkspaceIndex::Compact() {
     e.modules.assign(compact->files[i].modules.begin(),
                      compact->files[i].modules.end());
   }
+  store_may_hold_unused_ = false;  // rebuilt from the live files alone
   Changed();
 }
 

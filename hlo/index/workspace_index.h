@@ -171,6 +171,9 @@ class WorkspaceIndex {
   // XXH3-128 of a scanned file's bytes -> a live file with that content.
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint32_t> by_content_;
   std::vector<Folder> folders_;
+  // The store may hold blocks or strings no live file uses (a file erased
+  // or replaced, a cache adopted): the cache encoding must look for them.
+  bool store_may_hold_unused_ = false;
   std::atomic<uint64_t> generation_{0};  // bumped on every change
   // Queries so far: an index without name_table builds the postings only
   // from its second query on (a one-shot CLI search never needs them).
