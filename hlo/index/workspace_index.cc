@@ -515,6 +515,15 @@ void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
       entry->modules.push_back({first + segment.symbol_base, name});
     }
   };
+  // Everything is merged into the store first, so that the file's uses are
+  // counted and allocated once (grown by doubling, then shrunk to fit, they
+  // were copied about three times over).
+  struct Own {
+    std::vector<BlockUse> uses;
+    ModuleRanges modules;
+  };
+  std::vector<Own> own;
+  size_t use_count = 0;
   for (const FileSegment& segment : file.segments) {
     if (segment.chunk != nullptr) {
       // A shared chunk is merged once; every file using it then costs a
@@ -525,12 +534,21 @@ void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
         chunk.merged = true;
         chunk.ReleaseScan();
       }
-      append(chunk.uses, chunk.modules, segment);
+      use_count += chunk.uses.size();
     } else {
-      std::vector<BlockUse> uses;
-      ModuleRanges modules;
-      store_.Merge(segment.symbols, segment.blocks, &uses, &modules);
-      append(uses, modules, segment);  // line_base is 0: lines are absolute
+      Own& o = own.emplace_back();
+      store_.Merge(segment.symbols, segment.blocks, &o.uses, &o.modules);
+      use_count += o.uses.size();
+    }
+  }
+  entry->uses.reserve(entry->uses.size() + use_count);
+  size_t next_own = 0;
+  for (const FileSegment& segment : file.segments) {
+    if (segment.chunk != nullptr) {
+      append(segment.chunk->uses, segment.chunk->modules, segment);
+    } else {
+      const Own& o = own[next_own++];
+      append(o.uses, o.modules, segment);  // line_base is 0: absolute lines
     }
   }
   if (!entry->modules.empty()) {
