@@ -29,10 +29,25 @@ struct WorkspaceIndex::FileEntry {
   uint64_t content_hash = 0;
   uint64_t content_high = 0;  // with content_hash, XXH3-128 (0: unknown)
   uint32_t symbol_count = 0;
-  std::vector<BlockUse> uses;
+  // Its block uses, in `uses_storage`: a vector of them, or a mapped cache
+  // file (adopted as it is), or a twin's (a byte-identical file). Read
+  // only; replaced whole.
+  std::span<const BlockUse> uses;
+  std::shared_ptr<const void> uses_storage;
   ModuleRanges modules;
   DumpFileName dump;
   std::string module_name;  // first HloModule in the file
+
+  void SetUses(std::vector<BlockUse> owned) {
+    auto kept = std::make_shared<const std::vector<BlockUse>>(std::move(owned));
+    uses = *kept;
+    uses_storage = std::move(kept);
+  }
+  void ShareUses(std::span<const BlockUse> shared,
+                 std::shared_ptr<const void> storage) {
+    uses = shared;
+    uses_storage = std::move(storage);
+  }
 };
 
 // Derived lookup tables, rebuilt lazily after changes (O(distinct records +
@@ -444,7 +459,7 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
               const FileEntry& twin = *files_[same->second];
               entry->is_hlo = twin.is_hlo;
               entry->symbol_count = twin.symbol_count;
-              entry->uses = twin.uses;
+              entry->ShareUses(twin.uses, twin.uses_storage);
               entry->modules = twin.modules;
               entry->module_name = twin.module_name;
               copied = true;
@@ -464,13 +479,16 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
           entry->content_hash = hit->content_hash;
           entry->symbol_count = hit->symbol_count;
           if (adoption.identity) {
-            entry->uses.assign(hit->uses.begin(), hit->uses.end());
+            // Read from the mapped cache where they lie.
+            entry->ShareUses(hit->uses, cache->storage);
           } else {
-            entry->uses.reserve(hit->uses.size());
+            std::vector<BlockUse> uses;
+            uses.reserve(hit->uses.size());
             for (BlockUse u : hit->uses) {
               u.block = AdoptBlock(&adoption, u.block);
-              entry->uses.push_back(u);
+              uses.push_back(u);
             }
+            entry->SetUses(std::move(uses));
           }
           for (auto [first, name] : hit->modules) {
             entry->modules.push_back({first, AdoptName(&adoption, name)});
@@ -483,7 +501,6 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
         } else if (!copied) {
           MergeSegments(segmented, entry.get());
         }
-        entry->uses.shrink_to_fit();
         entry->dump =
             ParseDumpFileName(files[i].filename().string(), entry->module_name);
         PutFile(std::move(entry));
@@ -504,12 +521,13 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
 void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
                                    FileEntry* entry) {
   // Uses and modules relative to a segment, placed in the file.
+  std::vector<BlockUse> file_uses;
   auto append = [&](const std::vector<BlockUse>& uses,
                     const ModuleRanges& modules, const FileSegment& segment) {
     for (BlockUse use : uses) {
       use.base_line += segment.line_base;
       use.first_symbol += segment.symbol_base;
-      entry->uses.push_back(use);
+      file_uses.push_back(use);
     }
     for (auto [first, name] : modules) {
       entry->modules.push_back({first + segment.symbol_base, name});
@@ -541,7 +559,7 @@ void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
       use_count += o.uses.size();
     }
   }
-  entry->uses.reserve(entry->uses.size() + use_count);
+  file_uses.reserve(use_count);
   size_t next_own = 0;
   for (const FileSegment& segment : file.segments) {
     if (segment.chunk != nullptr) {
@@ -551,6 +569,7 @@ void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
       append(o.uses, o.modules, segment);  // line_base is 0: absolute lines
     }
   }
+  entry->SetUses(std::move(file_uses));
   if (!entry->modules.empty()) {
     entry->module_name =
         std::string(store_.names().Get(entry->modules[0].second));
@@ -689,8 +708,7 @@ void WorkspaceIndex::Persist(bool force) {
       const bool all_used =
           !store_may_hold_unused_ && files.size() == by_path_.size();
       absl::Status saved = cache_->Save(
-          folder.path,
-          EncodeFolderCache(folder.path, store_, files, all_used));
+          folder.path, EncodeFolderCache(folder.path, store_, files, all_used));
       if (!saved.ok()) Warn(std::string(saved.message()));
       // Guarded by persist_mutex_ (writers of these fields hold it or the
       // exclusive lock, never both orders).
@@ -732,7 +750,8 @@ void WorkspaceIndex::Compact() {
                 compact->block_begin, compact->records);
   for (size_t i = 0; i < ids.size(); ++i) {
     FileEntry& e = *files_[ids[i]];
-    e.uses.assign(compact->files[i].uses.begin(), compact->files[i].uses.end());
+    e.SetUses(std::vector<BlockUse>(compact->files[i].uses.begin(),
+                                    compact->files[i].uses.end()));
     e.modules.assign(compact->files[i].modules.begin(),
                      compact->files[i].modules.end());
   }
@@ -776,7 +795,7 @@ std::shared_ptr<const WorkspaceIndex::Tables> WorkspaceIndex::CurrentTables(
   {
     std::vector<uint32_t> fill(t->use_begin.begin(), t->use_begin.end() - 1);
     for (uint32_t f : t->order) {
-      const std::vector<BlockUse>& uses = files_[f]->uses;
+      std::span<const BlockUse> uses = files_[f]->uses;
       for (uint32_t u = 0; u < uses.size(); ++u) {
         t->uses[fill[uses[u].block]++] = {f, u};
       }
@@ -930,7 +949,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
     }
     for (uint32_t f : t.order) {
       if (!file_passes(f)) continue;
-      const std::vector<BlockUse>& uses = files_[f]->uses;
+      std::span<const BlockUse> uses = files_[f]->uses;
       for (uint32_t u = 0; u < uses.size(); ++u) {
         if (!block_hit[uses[u].block]) continue;
         std::span<const Record> block = store_.Block(uses[u].block);
@@ -988,7 +1007,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
     // final order and the walk can stop at `limit`.
     for (uint32_t f : t.order) {
       if (!file_passes(f)) continue;
-      const std::vector<BlockUse>& uses = files_[f]->uses;
+      std::span<const BlockUse> uses = files_[f]->uses;
       for (uint32_t u = 0; u < uses.size(); ++u) {
         std::span<const Record> block = store_.Block(uses[u].block);
         for (uint32_t o = 0; o < block.size(); ++o) {
@@ -1074,8 +1093,7 @@ IndexStats WorkspaceIndex::stats() const {
     for (const auto& [path, id] : by_path_) {
       const FileEntry& e = *files_[id];
       stats.memory += sizeof(FileEntry) + e.display_path.capacity() +
-                      2 * e.key.path.capacity() +
-                      e.uses.capacity() * sizeof(BlockUse) +
+                      2 * e.key.path.capacity() + e.uses.size_bytes() +
                       e.modules.capacity() * 8 + e.module_name.capacity() +
                       sizeof(DumpFileName);
       if (!e.is_hlo) continue;
