@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "exec/evaluator_internal.h"
 #include "exec/fake_data.h"
+#include "exec/platform.h"
 #include "exec/rendezvous.h"
 #include "exec/strings.h"
 #include "hlo/attributes.h"
@@ -210,8 +211,12 @@ void Evaluator::RecordStats(Id instruction, const Literal& value) {
     s.inf_count += inf;
     nonfinite = nan + inf;
   });
-  if (nonfinite && result_.first_nonfinite == kNone)
+  if (nonfinite && result_.first_nonfinite == kNone) {
     result_.first_nonfinite = instruction;
+    if (options_.origin_only &&
+        fused_ran_.count(file_.instructions[instruction].computation))
+      restart_needed_ = true;
+  }
 }
 
 absl::StatusOr<Value> Evaluator::Run(Id computation, std::span<const Value> args,
@@ -245,7 +250,11 @@ absl::StatusOr<Value> Evaluator::Run(Id computation, std::span<const Value> args
                             Cat(Where(file_, node.id), v.status().message()));
       }
       values[i] = *std::move(v);
-      if (collect && options_.collect_stats) RecordStats(node.id, *values[i]);
+      if (collect && options_.collect_stats) {
+        RecordStats(node.id, *values[i]);
+        if (restart_needed_)
+          return absl::AbortedError("the NaN origin search starts again");
+      }
     }
     // Free operands after their last use (the root is kept).
     for (int o : node.operands)
@@ -313,19 +322,38 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       Id callee = node.Call(node.op == O::kCall ? "to_apply" : "calls");
       if (callee == kNone) callee = node.Call("calls");
       if (callee == kNone) return absl::InvalidArgumentError("no computation to call");
-      if (node.op == O::kFusion && !options_.collect_stats) {
+      if (node.op == O::kFusion &&
+          (!options_.collect_stats || options_.origin_only)) {
         // Per-instruction stats need every intermediate whole, so only
-        // without them may an elementwise fusion run block by block.
+        // without them (or where the NaN origin rule allows) may an
+        // elementwise fusion run block by block.
         auto fused = GetPlan(callee);
         if (!fused.ok()) return fused.status();
+        const FusionStats rule =
+            options_.collect_stats
+                ? FusionStatsRule(file_, **fused, result_.first_nonfinite)
+                : FusionStats::kNone;
         const int64_t steps = static_cast<int64_t>((*fused)->nodes.size());
         if (options_.max_steps && result_.steps + steps > options_.max_steps)
           return Run(callee, in, depth + 1);  // stops at the limit
-        auto blockwise = TryRunBlockwise(file_, **fused, in);
-        if (!blockwise.ok()) return blockwise.status();
-        if (*blockwise) {
-          result_.steps += steps;
-          return **std::move(blockwise);
+        if (rule != FusionStats::kInside) {
+          auto blockwise = TryRunBlockwise(file_, **fused, in);
+          if (!blockwise.ok()) return blockwise.status();
+          if (*blockwise) {
+            if (rule == FusionStats::kCheckResult) {
+              const InstructionStats s = StatsOf(node.id, ***blockwise);
+              if (s.nan_count + s.inf_count > 0) {
+                ++result_.fused_reruns;  // name the instruction inside
+                return Run(callee, in, depth + 1);
+              }
+            }
+            if (options_.collect_stats) {
+              fused_ran_.insert(callee);
+              ++result_.fused_runs;
+            }
+            result_.steps += steps;
+            return **std::move(blockwise);
+          }
         }
       }
       return Run(callee, in, depth + 1);
@@ -726,6 +754,11 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
         "the module has ", devices.total(), " participants; at most 4096 run here"));
   if (args.empty()) return absl::InvalidArgumentError("no arguments given");
   const int64_t n = devices.total();
+  if (options.origin_only && n > 1) {  // participants stop together only
+    EvalOptions all = options;
+    all.origin_only = false;
+    return Evaluate(file, module, args, all);
+  }
   Rendezvous rendezvous;
   std::vector<absl::StatusOr<Value>> results(n, absl::UnknownError("not run"));
   std::vector<std::unique_ptr<Evaluator>> evaluators;
@@ -741,6 +774,13 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
     return absl::InvalidArgumentError("argument sets do not match participants");
   if (n == 1) {
     run_one(0);
+    if (evaluators[0]->restart_needed()) {
+      EvalOptions all = options;
+      all.origin_only = false;
+      auto again = Evaluate(file, module, args, all);
+      if (again.ok()) again->restarted = true;
+      return again;
+    }
   } else {
     std::vector<std::thread> threads;
     try {
@@ -763,6 +803,8 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
   out.stats = std::move(first.stats);
   out.first_nonfinite = first.first_nonfinite;
   out.steps = first.steps;
+  out.fused_runs = first.fused_runs;
+  out.fused_reruns = first.fused_reruns;
   return out;
 }
 

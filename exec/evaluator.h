@@ -19,6 +19,12 @@ namespace hlo::exec {
 
 struct EvalOptions {
   bool collect_stats = false;
+  // With collect_stats: only the first NaN/Inf origin (and that
+  // instruction's statistics) must be what running every instruction would
+  // report, not every instruction's statistics, so fusions may run fused
+  // (FusionStatsRule, evaluator_internal.h). Single-participant runs only;
+  // others record everything.
+  bool origin_only = false;
   int max_call_depth = 64;
   // Stop after this many instruction evaluations (0: no limit); guards
   // runaway while loops when no process time limit is set.
@@ -48,6 +54,11 @@ struct EvalResult {
   std::vector<InstructionStats> stats;  // participant 0, execution order
   Id first_nonfinite = kNone;  // first instruction run that made NaN/Inf
   int64_t steps = 0;
+  // origin_only: fusion runs fused without statistics inside, fused runs
+  // whose result held a NaN/Inf and ran again op by op, and whether the
+  // whole run started again op by op.
+  int64_t fused_runs = 0, fused_reruns = 0;
+  bool restarted = false;
 };
 
 struct DeviceCount {

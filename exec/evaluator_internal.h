@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -69,6 +70,9 @@ class Evaluator {
   DeviceCount devices() const { return devices_; }
   Rendezvous* rendezvous() const { return rendezvous_; }
   EvalResult& result() { return result_; }
+  // origin_only: the origin turned up where earlier fused runs recorded no
+  // statistics; the run stopped and must start again op by op.
+  bool restart_needed() const { return restart_needed_; }
   uint64_t NextRngState() { return rng_state_++; }
   // rng-get-and-update-state: the state before, then advanced by `delta`.
   uint64_t GetAndAdvanceRngState(uint64_t delta) {
@@ -92,6 +96,8 @@ class Evaluator {
   std::map<Id, size_t> stats_index_;
   EvalResult result_;
   uint64_t rng_state_ = 0;
+  std::set<Id> fused_ran_;  // computations run fused without statistics
+  bool restart_needed_ = false;
 };
 
 // ---------------------------------------------------------- op families --
@@ -107,6 +113,25 @@ absl::StatusOr<Literal> EvalElementwise(const Node& node, Operands in);
 absl::StatusOr<std::optional<Value>> TryRunBlockwise(const ParsedFile& file,
                                                      const Plan& plan,
                                                      Operands args);
+// fusion_stats.cc: the rule of EvalOptions::origin_only for one run of a
+// fusion whose computation is `fused`, given the first NaN/Inf origin so
+// far. Before an origin is known, a fusion may run fused only when every
+// NaN/Inf any of its instructions can make shows in its result
+// (NonfiniteShowsInResult); its result is then checked, and when it holds
+// one, the fusion runs again op by op to name the instruction. Once the
+// origin is known, only fusions of its computation keep running op by op
+// (its statistics add up over every run). An origin found in a computation
+// that had run fused before (its earlier runs' statistics are missing)
+// makes the whole run start again op by op (EvalResult::restarted).
+enum class FusionStats {
+  kInside,       // op by op, every instruction's statistics recorded
+  kNone,         // fused, no statistics inside
+  kCheckResult,  // fused; op by op again when the result holds a NaN/Inf
+};
+FusionStats FusionStatsRule(const ParsedFile& file, const Plan& fused,
+                            Id first_nonfinite);
+bool NonfiniteShowsInResult(const Plan& plan);
+
 // ops_shape.cc: broadcast, reshape, transpose, bitcast, copy, slice,
 // dynamic-slice, dynamic-update-slice, concatenate, pad, reverse, iota,
 // convert, bitcast-convert, reduce-precision, get-dimension-size.

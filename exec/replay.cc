@@ -82,6 +82,7 @@ RunOutput RunHere(const ParsedFile& file, Id module,
   SetMemoryLimit(limit);
   EvalOptions eo;
   eo.collect_stats = options.collect_stats;
+  eo.origin_only = options.origin_only;
   if (options.platform == Platform::kGpu) {
     std::unique_ptr<Backend> gpu = MakeGpuBackend();
     if (!gpu) {

@@ -28,6 +28,9 @@ struct ReplayOptions {
   std::vector<Value> arguments;
   bool arguments_given = false;  // use `arguments` even when empty
   bool collect_stats = false;
+  // With collect_stats: only the NaN origin is wanted, not every
+  // instruction's statistics (EvalOptions::origin_only).
+  bool origin_only = false;
   int64_t memory_limit = 0;      // bytes; 0: 80% of physical memory
   double timeout_seconds = 600;  // wall clock; 0: none
   bool use_child_process = true;

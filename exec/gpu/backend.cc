@@ -6,8 +6,10 @@
 // CPU evaluator's op functions, counting the transfers and reporting them
 // as notes. Elementwise fusions run as one generated kernel each
 // (fused_codegen.h, compiled with NVRTC) when per-instruction statistics are
-// not asked for (as the CPU evaluator runs them block by block only then);
-// the others run op by op, and the notes say which ran how. Compare mode runs the CPU ops in lockstep on the CPU's own
+// not asked for, or when only the NaN origin is (EvalOptions::origin_only:
+// FusionStatsRule decides per fusion run, as for the CPU evaluator's
+// block-wise path); the others run op by op, and the notes say which ran
+// how. Compare mode runs the CPU ops in lockstep on the CPU's own
 // values and records the first instruction whose values differ.
 #include <cuda_runtime_api.h>
 
@@ -75,6 +77,8 @@ absl::StatusOr<GV> Runner::Run(Id computation, const std::vector<GV>& args,
       if (options_.eval.collect_stats) {
         absl::Status st = RecordStats(node.id, values[i]);
         if (!st.ok()) return st;
+        if (restart_needed_)
+          return absl::AbortedError("the NaN origin search starts again");
       }
     }
     for (int o : node.operands)
@@ -87,6 +91,34 @@ absl::StatusOr<GV> Runner::Run(Id computation, const std::vector<GV>& args,
 absl::Status Runner::RecordStats(Id instruction, const GV& g) {
   if (g->shape.is_tuple() || g->shape.type == PrimitiveType::kToken)
     return absl::OkStatus();
+  auto value = ValueStats(instruction, g);
+  if (!value.ok()) return value.status();
+  const InstructionStats& one = *value;
+  auto [it, inserted] = stats_index_.try_emplace(instruction, stats_.size());
+  if (inserted) {
+    stats_.push_back({});
+    stats_.back().instruction = instruction;
+  }
+  InstructionStats& s = stats_[it->second];
+  s.runs++;
+  s.elements += one.elements;
+  s.nan_count += one.nan_count;
+  s.inf_count += one.inf_count;
+  s.min = std::min(s.min, one.min);
+  s.max = std::max(s.max, one.max);
+  s.sum += one.sum;
+  if (one.nan_count + one.inf_count && first_nonfinite_ == kNone) {
+    first_nonfinite_ = instruction;
+    if (options_.eval.origin_only &&
+        fused_ran_.count(file_.instructions[instruction].computation))
+      restart_needed_ = true;
+  }
+  return absl::OkStatus();
+}
+
+// One array's statistics, reduced on the device where it lives there.
+absl::StatusOr<InstructionStats> Runner::ValueStats(Id instruction,
+                                                    const GV& g) {
   InstructionStats one;
   const auto t = DeviceType(g->shape.type);
   if (!g->host && g->dev && t) {
@@ -123,22 +155,7 @@ absl::Status Runner::RecordStats(Id instruction, const GV& g) {
     if (!host.ok()) return host.status();
     one = StatsOf(instruction, **host);
   }
-  auto [it, inserted] = stats_index_.try_emplace(instruction, stats_.size());
-  if (inserted) {
-    stats_.push_back({});
-    stats_.back().instruction = instruction;
-  }
-  InstructionStats& s = stats_[it->second];
-  s.runs++;
-  s.elements += one.elements;
-  s.nan_count += one.nan_count;
-  s.inf_count += one.inf_count;
-  s.min = std::min(s.min, one.min);
-  s.max = std::max(s.max, one.max);
-  s.sum += one.sum;
-  if (one.nan_count + one.inf_count && first_nonfinite_ == kNone)
-    first_nonfinite_ = instruction;
-  return absl::OkStatus();
+  return one;
 }
 
 absl::StatusOr<GV> Runner::EvalNode(const Plan& plan, const Node& node,
@@ -485,8 +502,12 @@ class GpuBackend : public Backend {
                 HumanBytes(static_cast<int64_t>(free_bytes)), " free"));
     }
     BackendRun out;
-    {
-      Runner runner(file, module, options);
+    BackendOptions run_options = options;
+    // Compare mode names the first differing instruction, inside fusions
+    // too: every fusion runs op by op there.
+    if (options.compare_with_cpu) run_options.eval.origin_only = false;
+    for (int attempt = 0;; ++attempt) {
+      Runner runner(file, module, run_options);
       std::vector<GV> gargs;
       for (const Value& a : args) {
         GV g = runner.FromHost(a);
@@ -494,12 +515,23 @@ class GpuBackend : public Backend {
         gargs.push_back(g);
       }
       auto r = runner.Run(file.modules[module].entry, gargs, 0);
+      if (!r.ok() && runner.restart_needed() && attempt == 0) {
+        // FusionStatsRule: the origin is in a computation that ran fused
+        // before; only a run op by op has its earlier statistics.
+        run_options.eval.origin_only = false;
+        continue;
+      }
       if (!r.ok()) return r.status();
       auto host = runner.Host(*r);
       if (!host.ok()) return host.status();
       RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "the last kernels"));
       out = runner.Finish();
       out.result = *host;
+      if (attempt > 0)
+        out.notes.push_back(
+            "ran again op by op: the first NaN/Inf came from a fused "
+            "computation that had already run as a fused kernel");
+      break;
     }
     out.notes.insert(out.notes.begin(), Cat("ran on ", info.Describe()));
     if (options.compare_with_cpu) {

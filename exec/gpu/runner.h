@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -190,6 +191,9 @@ class Runner {
 
   // Fusions run op by op even where a fused kernel would do (benchmarks).
   void set_fusion(bool on) { fuse_ = on; }
+  // origin_only: the origin turned up in a computation that had run fused
+  // (no statistics inside); the run stopped and must start again op by op.
+  bool restart_needed() const { return restart_needed_; }
 
   BackendRun Finish() {
     BackendRun out;
@@ -258,6 +262,7 @@ class Runner {
   absl::StatusOr<GV> Dot(const Node& node, const std::vector<GV>& in);
   absl::StatusOr<GV> Permuted(const GV& g, const std::vector<int64_t>& perm);
   absl::Status RecordStats(Id instruction, const GV& g);
+  absl::StatusOr<InstructionStats> ValueStats(Id instruction, const GV& g);
   void CompareStep(const Node& node, const GV& out, const std::vector<GV>& in,
                    int depth);
   const std::string& Reason(const Plan& plan, const Node& node);
@@ -275,6 +280,8 @@ class Runner {
   std::map<Id, size_t> stats_index_;
   std::map<Id, int64_t> runs_;
   Id first_nonfinite_ = kNone;
+  std::set<Id> fused_ran_;  // origin_only: computations run fused
+  bool restart_needed_ = false;
   std::map<std::string, int64_t> host_ops_;
   // Fusions: the loaded kernel of each fused computation, or why it has
   // none (then it runs op by op); runs each way, reasons counted.

@@ -76,11 +76,20 @@ std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
     return std::nullopt;
   };
   if (!fuse_) return op_by_op("fused kernels turned off");
-  if (options_.eval.collect_stats)
+  if (options_.eval.collect_stats && !options_.eval.origin_only)
     return op_by_op("per-instruction statistics asked for");
   auto plan_or = cpu_.GetPlan(callee);
   if (!plan_or.ok()) return std::nullopt;  // Run reports it
   const Plan& plan = **plan_or;
+  const FusionStats rule =
+      options_.eval.collect_stats
+          ? FusionStatsRule(file_, plan, first_nonfinite_)
+          : FusionStats::kNone;
+  if (rule == FusionStats::kInside)
+    return op_by_op(first_nonfinite_ == kNone
+                        ? "NaN origin search: a NaN/Inf inside might not "
+                          "reach the result"
+                        : "NaN origin search: the first NaN/Inf's computation");
   const int64_t steps = static_cast<int64_t>(plan.nodes.size());
   if (options_.eval.max_steps && steps_ + steps > options_.eval.max_steps)
     return std::nullopt;  // op by op, to stop at the limit
@@ -145,6 +154,17 @@ std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
       LaunchElementwise(e.kernel, e.elements, params, outs),
       Cat("the fused kernel of ", file_.Name(file_.computations[callee])));
   if (!st.ok()) return st;
+  if (rule == FusionStats::kCheckResult) {
+    for (const GV& r : results) {
+      auto s = ValueStats(node.id, r);
+      if (!s.ok()) return s.status();
+      if (s->nan_count + s->inf_count > 0)  // op by op names the instruction
+        return op_by_op(
+            "NaN origin search: the fused kernel's result held a NaN/Inf, "
+            "ran again");
+    }
+  }
+  if (options_.eval.collect_stats) fused_ran_.insert(callee);
   steps_ += steps;
   ++fused_runs_;
   GV out = results[0];

@@ -309,6 +309,10 @@ int RunReplay(int argc, char** argv) {
                                          : hlo::exec::Platform::kCpu;
   options.seed = f.seed;
   options.collect_stats = true;  // the NaN origin is always reported
+  // Every instruction's statistics only for --stats and for --compare cpu
+  // (which names the first differing instruction); else fusions may run
+  // fused while the origin is still found (EvalOptions::origin_only).
+  options.origin_only = !f.stats && f.compare != "cpu";
   options.memory_limit = f.memory_limit;
   options.timeout_seconds = f.timeout;
   options.compare_with_cpu = f.platform == "gpu" && f.compare == "cpu";

@@ -124,4 +124,42 @@ ENTRY e {
   EXPECT_NE(r.out.find("\"stats\":["), std::string::npos) << r.out;
 }
 
+// Without --stats (fusions may run block by block, EvalOptions::origin_only)
+// the NaN origin printed, in text and in JSON, is the one --stats prints.
+TEST_F(ReplayCliTest, NanOriginInsideAFusionWithAndWithoutStats) {
+  const std::string m = Write("fused_nan.hlo", R"(HloModule fused_nan
+fused {
+  x = f32[81920] parameter(0)
+  a = f32[81920] abs(x)
+  n = f32[81920] negate(a)
+  k = f32[] constant(-1)
+  kb = f32[81920] broadcast(k), dimensions={}
+  s = f32[81920] add(n, kb)
+  l = f32[81920] log(s)
+  m = f32[81920] multiply(l, x)
+  ROOT r = f32[81920] add(m, x)
+}
+ENTRY e {
+  p = f32[81920] parameter(0)
+  f = f32[81920] fusion(p), kind=kLoop, calls=fused
+  ROOT t = f32[81920] tanh(f)
+})");
+  auto origin_of = [](const std::string& out, const std::string& key) {
+    const size_t at = out.find(key);
+    return at == std::string::npos ? std::string()
+                                   : out.substr(at, out.find_first_of("}\n", at) - at);
+  };
+  for (const std::string json : {"", " --json"}) {
+    Result plain = RunCli(m + json);
+    Result stats = RunCli(m + json + " --stats");
+    ASSERT_EQ(plain.code, 0) << plain.out;
+    ASSERT_EQ(stats.code, 0) << stats.out;
+    const std::string key = json.empty() ? "first NaN/Inf: " : "\"first_nonfinite\":{";
+    const std::string a = origin_of(plain.out, key), b = origin_of(stats.out, key);
+    EXPECT_NE(a.find(json.empty() ? "%l log" : "\"name\":\"l\""), std::string::npos)
+        << plain.out;
+    EXPECT_EQ(a, b);
+  }
+}
+
 }  // namespace
