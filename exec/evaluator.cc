@@ -213,9 +213,12 @@ void Evaluator::RecordStats(Id instruction, const Literal& value) {
   });
   if (nonfinite && result_.first_nonfinite == kNone) {
     result_.first_nonfinite = instruction;
-    if (options_.origin_only &&
-        fused_ran_.count(file_.instructions[instruction].computation))
-      restart_needed_ = true;
+    // origin_only: earlier fused runs of its computation recorded nothing.
+    for (Id c : fused_ran_) {
+      auto plan = GetPlan(c);
+      if (options_.origin_only && plan.ok() && PlanHolds(**plan, instruction))
+        restart_needed_ = true;
+    }
   }
 }
 
@@ -331,7 +334,7 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
         if (!fused.ok()) return fused.status();
         const FusionStats rule =
             options_.collect_stats
-                ? FusionStatsRule(file_, **fused, result_.first_nonfinite)
+                ? FusionStatsRule(**fused, result_.first_nonfinite)
                 : FusionStats::kNone;
         const int64_t steps = static_cast<int64_t>((*fused)->nodes.size());
         if (options_.max_steps && result_.steps + steps > options_.max_steps)

@@ -128,9 +128,9 @@ enum class FusionStats {
   kNone,         // fused, no statistics inside
   kCheckResult,  // fused; op by op again when the result holds a NaN/Inf
 };
-FusionStats FusionStatsRule(const ParsedFile& file, const Plan& fused,
-                            Id first_nonfinite);
+FusionStats FusionStatsRule(const Plan& fused, Id first_nonfinite);
 bool NonfiniteShowsInResult(const Plan& plan);
+bool PlanHolds(const Plan& plan, Id instruction);
 
 // ops_shape.cc: broadcast, reshape, transpose, bitcast, copy, slice,
 // dynamic-slice, dynamic-update-slice, concatenate, pad, reverse, iota,

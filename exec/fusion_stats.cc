@@ -97,12 +97,17 @@ bool NonfiniteShowsInResult(const Plan& plan) {
   return true;
 }
 
-FusionStats FusionStatsRule(const ParsedFile& file, const Plan& fused,
-                            Id first_nonfinite) {
+bool PlanHolds(const Plan& plan, Id instruction) {
+  // By the plan's nodes, whatever computation the parse gave them.
+  for (const Node& node : plan.nodes)
+    if (node.id == instruction) return true;
+  return false;
+}
+
+FusionStats FusionStatsRule(const Plan& fused, Id first_nonfinite) {
   if (first_nonfinite != kNone)
-    return file.instructions[first_nonfinite].computation == fused.computation
-               ? FusionStats::kInside
-               : FusionStats::kNone;
+    return PlanHolds(fused, first_nonfinite) ? FusionStats::kInside
+                                             : FusionStats::kNone;
   return NonfiniteShowsInResult(fused) ? FusionStats::kCheckResult
                                        : FusionStats::kInside;
 }

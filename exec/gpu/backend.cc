@@ -109,9 +109,12 @@ absl::Status Runner::RecordStats(Id instruction, const GV& g) {
   s.sum += one.sum;
   if (one.nan_count + one.inf_count && first_nonfinite_ == kNone) {
     first_nonfinite_ = instruction;
-    if (options_.eval.origin_only &&
-        fused_ran_.count(file_.instructions[instruction].computation))
-      restart_needed_ = true;
+    // origin_only: earlier fused runs of its computation recorded nothing.
+    for (Id c : fused_ran_) {
+      auto plan = cpu_.GetPlan(c);
+      if (options_.eval.origin_only && plan.ok() && PlanHolds(**plan, instruction))
+        restart_needed_ = true;
+    }
   }
   return absl::OkStatus();
 }

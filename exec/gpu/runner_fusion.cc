@@ -83,7 +83,7 @@ std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
   const Plan& plan = **plan_or;
   const FusionStats rule =
       options_.eval.collect_stats
-          ? FusionStatsRule(file_, plan, first_nonfinite_)
+          ? FusionStatsRule(plan, first_nonfinite_)
           : FusionStats::kNone;
   if (rule == FusionStats::kInside)
     return op_by_op(first_nonfinite_ == kNone

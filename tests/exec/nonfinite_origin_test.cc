@@ -161,33 +161,40 @@ TEST(NonfiniteOrigin, FusionsRunFusedAroundTheOrigin) {
 // first ran fused (no statistics inside), so the run starts again op by op
 // and the origin's statistics count both iterations.
 TEST(NonfiniteOrigin, OriginInAComputationThatRanFusedBefore) {
-  auto p = ParseModule(Sized(
-      "HloModule m\n\n"
-      "fused {\n  x = f32[N] parameter(0)\n  k = f32[] constant(0.4)\n"
-      "  kb = f32[N] broadcast(k), dimensions={}\n"
-      "  d = f32[N] subtract(x, kb)\n  ROOT l = f32[N] log(d)\n}\n\n"
-      "cond {\n  s = (s32[], f32[N]) parameter(0)\n"
-      "  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(3)\n"
-      "  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n"
-      "body {\n  s = (s32[], f32[N]) parameter(0)\n"
-      "  i = s32[] get-tuple-element(s), index=0\n"
-      "  x = f32[N] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n"
-      "  j = s32[] add(i, one)\n"
-      "  f = f32[N] fusion(x), kind=kLoop, calls=fused\n"
-      "  ROOT t = (s32[], f32[N]) tuple(j, f)\n}\n\n"
-      "ENTRY e {\n  a = f32[N] parameter(0)\n  z = s32[] constant(0)\n"
-      "  t = (s32[], f32[N]) tuple(z, a)\n"
-      "  w = (s32[], f32[N]) while(t), condition=cond, body=body\n"
-      "  ROOT r = f32[N] get-tuple-element(w), index=1\n}\n"));
-  ASSERT_FALSE(p.file->HasErrors());
-  // x in [1, 2): log(x - 0.4) in [-0.52, 0.47), all finite; the second
-  // iteration takes the log of values below 0.4.
-  const Both b = RunBoth(*p.file, {Ramp(1, 2)});
-  ExpectSameReport(*p.file, b, "l");
-  EXPECT_TRUE(b.origin.restarted);
-  const InstructionStats* s = Find(b.origin, b.origin.first_nonfinite);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->runs, 3);
+  // The log named, and nested in the root's operand list (an anonymous
+  // instruction).
+  for (const std::string root :
+       {"ROOT l = f32[N] log(d)", "ROOT l = f32[N] negate(f32[N] log(d))"}) {
+    SCOPED_TRACE(root);
+    const bool nested = root.find("negate") != std::string::npos;
+    auto p = ParseModule(Sized(
+        "HloModule m\n\n"
+        "fused {\n  x = f32[N] parameter(0)\n  k = f32[] constant(0.4)\n"
+        "  kb = f32[N] broadcast(k), dimensions={}\n"
+        "  d = f32[N] subtract(x, kb)\n  " + root + "\n}\n\n"
+        "cond {\n  s = (s32[], f32[N]) parameter(0)\n"
+        "  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(3)\n"
+        "  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n"
+        "body {\n  s = (s32[], f32[N]) parameter(0)\n"
+        "  i = s32[] get-tuple-element(s), index=0\n"
+        "  x = f32[N] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n"
+        "  j = s32[] add(i, one)\n"
+        "  f = f32[N] fusion(x), kind=kLoop, calls=fused\n"
+        "  ROOT t = (s32[], f32[N]) tuple(j, f)\n}\n\n"
+        "ENTRY e {\n  a = f32[N] parameter(0)\n  z = s32[] constant(0)\n"
+        "  t = (s32[], f32[N]) tuple(z, a)\n"
+        "  w = (s32[], f32[N]) while(t), condition=cond, body=body\n"
+        "  ROOT r = f32[N] get-tuple-element(w), index=1\n}\n"));
+    ASSERT_FALSE(p.file->HasErrors());
+    // x in [1, 2): log(x - 0.4) in [-0.52, 0.47), all finite; the second
+    // iteration takes the log of values below 0.4.
+    const Both b = RunBoth(*p.file, {Ramp(1, 2)});
+    ExpectSameReport(*p.file, b, nested ? "" : "l");
+    EXPECT_TRUE(b.origin.restarted);
+    const InstructionStats* s = Find(b.origin, b.origin.first_nonfinite);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->runs, 3);
+  }
 }
 
 // The replay API, as the CLI calls it with and without --stats: the same
