@@ -283,9 +283,8 @@ EncodedCache EncodeFolderCache(std::string_view folder,
   }
   std::vector<FileRecord> file_records;
   std::vector<BlockUse> uses;
-  // Block ids kept as they are (a fresh index): each file's uses are
+  // With block ids kept as they are (all_used), each file's uses are
   // written from where they lie, not copied into one array first.
-  const bool blocks_kept = all_used;
   std::vector<std::string_view> use_pieces;
   std::vector<std::pair<uint32_t, uint32_t>> modules;
   std::string paths;
@@ -295,7 +294,7 @@ EncodedCache EncodeFolderCache(std::string_view folder,
     path_bytes += f.key.path.size();
   }
   file_records.reserve(files.size());
-  if (blocks_kept) {
+  if (all_used) {
     use_pieces.reserve(files.size());
   } else {
     uses.reserve(use_count);
@@ -315,7 +314,7 @@ EncodedCache EncodeFolderCache(std::string_view folder,
     fr.uses_begin = uses_so_far;
     fr.uses_count = static_cast<uint32_t>(f.uses.size());
     uses_so_far += fr.uses_count;
-    if (blocks_kept) {
+    if (all_used) {
       use_pieces.push_back(
           std::string_view(reinterpret_cast<const char*>(f.uses.data()),
                            f.uses.size_bytes()));
@@ -360,7 +359,7 @@ EncodedCache EncodeFolderCache(std::string_view folder,
   out.Borrow(block_begin);
   out.Borrow(out_records);
   out.Borrow(out.Keep(std::move(file_records)));
-  if (blocks_kept) {
+  if (all_used) {
     out.BorrowJoined(use_pieces);
   } else {
     out.Borrow(out.Keep(std::move(uses)));

@@ -44,25 +44,17 @@ static_assert(sizeof(Symbol) == 32);
 inline constexpr uint8_t kFlagEntry = 1;
 
 // The lowercased letters and digits of a name folded into 16 bits: a name
-// can only fuzzy-match a pattern whose mask bits it has. Each byte's bit
-// comes from a table (the scanner takes a mask per symbol: a branch per
-// byte cost ~10% of a scan).
-struct NameMaskTable {
-  uint16_t bits[256] = {};
-  constexpr NameMaskTable() {
-    for (int c = 'a'; c <= 'z'; ++c) {
-      bits[c] = static_cast<uint16_t>(1u << ((c - 'a') & 15));
-      bits[c - 32] = bits[c];  // 'A'..'Z'
-    }
-    for (int c = '0'; c <= '9'; ++c) {
-      bits[c] = static_cast<uint16_t>(1u << ((c - '0' + 10) & 15));
-    }
-  }
-};
-inline constexpr NameMaskTable kNameMaskTable;
+// can only fuzzy-match a pattern whose mask bits it has.
 inline uint16_t NameMask16(std::string_view text) {
   uint16_t mask = 0;
-  for (char c : text) mask |= kNameMaskTable.bits[static_cast<uint8_t>(c)];
+  for (char c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (c >= 'a' && c <= 'z') {
+      mask |= static_cast<uint16_t>(1u << ((c - 'a') & 15));
+    } else if (c >= '0' && c <= '9') {
+      mask |= static_cast<uint16_t>(1u << ((c - '0' + 10) & 15));
+    }
+  }
   return mask;
 }
 inline constexpr uint8_t kFlagRoot = 2;

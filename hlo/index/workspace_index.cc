@@ -533,40 +533,31 @@ void WorkspaceIndex::MergeSegments(const SegmentedFile& file,
       entry->modules.push_back({first + segment.symbol_base, name});
     }
   };
-  // Everything is merged into the store first, so that the file's uses are
-  // counted and allocated once (grown by doubling, then shrunk to fit, they
-  // were copied about three times over).
-  struct Own {
-    std::vector<BlockUse> uses;
-    ModuleRanges modules;
-  };
-  std::vector<Own> own;
+  // Shared chunks are merged first, so that the file's uses are counted
+  // and allocated once (grown by doubling, then shrunk to fit, they were
+  // copied about three times over). A chunk is merged once; every file
+  // using it then costs a copy of its few block uses. Segments scanned for
+  // this file alone (rare) are merged as they are appended.
   size_t use_count = 0;
   for (const FileSegment& segment : file.segments) {
-    if (segment.chunk != nullptr) {
-      // A shared chunk is merged once; every file using it then costs a
-      // copy of its few block uses.
-      ScannedChunk& chunk = *segment.chunk;
-      if (!chunk.merged) {
-        store_.Merge(chunk.View(), chunk.blocks, &chunk.uses, &chunk.modules);
-        chunk.merged = true;
-        chunk.ReleaseScan();
-      }
-      use_count += chunk.uses.size();
-    } else {
-      Own& o = own.emplace_back();
-      store_.Merge(segment.symbols, segment.blocks, &o.uses, &o.modules);
-      use_count += o.uses.size();
+    if (segment.chunk == nullptr) continue;
+    ScannedChunk& chunk = *segment.chunk;
+    if (!chunk.merged) {
+      store_.Merge(chunk.View(), chunk.blocks, &chunk.uses, &chunk.modules);
+      chunk.merged = true;
+      chunk.ReleaseScan();
     }
+    use_count += chunk.uses.size();
   }
   file_uses.reserve(use_count);
-  size_t next_own = 0;
   for (const FileSegment& segment : file.segments) {
     if (segment.chunk != nullptr) {
       append(segment.chunk->uses, segment.chunk->modules, segment);
     } else {
-      const Own& o = own[next_own++];
-      append(o.uses, o.modules, segment);  // line_base is 0: absolute lines
+      std::vector<BlockUse> uses;
+      ModuleRanges modules;
+      store_.Merge(segment.symbols, segment.blocks, &uses, &modules);
+      append(uses, modules, segment);  // line_base is 0: lines are absolute
     }
   }
   entry->SetUses(std::move(file_uses));
