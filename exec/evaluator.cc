@@ -293,10 +293,7 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
     return absl::OkStatus();
   };
   (void)plan;
-  if (IsElementwise(node.op)) return wrap(EvalElementwise(node, in));
-  if (IsShapeOp(node.op)) return wrap(EvalShapeOp(file_, node, in));
-  if (IsCollective(node.op)) return EvalCollective(*this, node, in, depth);
-  if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
+  if (IsLeafOp(node.op)) return EvalLeafOp(*this, node, in, depth);
   switch (node.op) {
     case O::kConstant: {
       if (!node.attrs.literal)
@@ -403,35 +400,6 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
         return absl::InvalidArgumentError("conditional branch operand missing");
       return Run(branches[b], std::span<const Value>(&in[b + 1], 1), depth + 1);
     }
-    case O::kDot: {
-      if (absl::Status s = need(2); !s.ok()) return s;
-      if (!node.attrs.dot_dimension_numbers)
-        return absl::InvalidArgumentError("dot without dimension numbers");
-      return wrap(EvalDot(node, *in[0], *in[1], *node.attrs.dot_dimension_numbers));
-    }
-    case O::kConvolution:
-      if (absl::Status s = need(2); !s.ok()) return s;
-      return wrap(EvalConvolution(node, *in[0], *in[1]));
-    case O::kGather:
-      if (absl::Status s = need(2); !s.ok()) return s;
-      return wrap(EvalGather(node, *in[0], *in[1]));
-    case O::kScatter:
-      return EvalScatter(*this, node, in, depth);
-    case O::kFft:
-      if (absl::Status s = need(1); !s.ok()) return s;
-      return wrap(EvalFft(node, *in[0]));
-    case O::kCholesky:
-      if (absl::Status s = need(1); !s.ok()) return s;
-      return wrap(EvalCholesky(node, *in[0]));
-    case O::kTriangularSolve:
-      if (absl::Status s = need(2); !s.ok()) return s;
-      return wrap(EvalTriangularSolve(node, *in[0], *in[1]));
-    case O::kReduce: case O::kReduceWindow: case O::kSelectAndScatter:
-    case O::kSort: case O::kMap: case O::kRng: case O::kRngBitGenerator:
-    case O::kTopk:
-      return EvalReduceFamily(*this, node, in, depth);
-    case O::kCustomCall:
-      return EvalCustomCall(*this, node, in, depth);
     case O::kAfterAll: case O::kGenerateToken:
       return wrap(Literal::CreateArray(PrimitiveType::kToken, {}));
     case O::kAddDependency: case O::kOptimizationBarrier: case O::kOptBarrier:
@@ -477,8 +445,6 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       if (!in[0]->is_tuple() || in[0]->elements().size() < 2)
         return absl::InvalidArgumentError("async-done operand is not an async tuple");
       return in[0]->elements()[1];
-    case O::kRngGetAndUpdateState:
-      return EvalRngGetAndUpdateState(*this, node);
     case O::kPartitionId:
       return wrap(Literal::ScalarFromInt(node.shape.type,
                                          device_ % devices_.partitions));
@@ -516,23 +482,17 @@ absl::StatusOr<Value> EvalRngGetAndUpdateState(Evaluator& ev, const Node& node) 
 
 namespace {
 
+// The leaf ops and what EvalNode itself handles.
 bool OpSupported(Opcode op) {
-  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) ||
-      IsBatchNorm(op))
-    return true;
+  if (IsLeafOp(op)) return true;
   switch (op) {
     case O::kParameter: case O::kConstant: case O::kTuple:
     case O::kGetTupleElement: case O::kCall: case O::kFusion: case O::kWhile:
-    case O::kConditional: case O::kDot: case O::kConvolution: case O::kGather:
-    case O::kScatter: case O::kReduce: case O::kReduceWindow:
-    case O::kSelectAndScatter: case O::kSort: case O::kMap: case O::kRng:
-    case O::kRngBitGenerator: case O::kTopk: case O::kCustomCall:
-    case O::kAfterAll: case O::kGenerateToken: case O::kAddDependency:
-    case O::kOptimizationBarrier: case O::kOptBarrier: case O::kDomain:
-    case O::kAsyncStart: case O::kAsyncUpdate: case O::kAsyncDone:
-    case O::kCopyStart: case O::kCopyDone: case O::kPartitionId:
-    case O::kReplicaId: case O::kAllReduceDone: case O::kCholesky:
-    case O::kTriangularSolve: case O::kFft: case O::kRngGetAndUpdateState:
+    case O::kConditional: case O::kAfterAll: case O::kGenerateToken:
+    case O::kAddDependency: case O::kOptimizationBarrier: case O::kOptBarrier:
+    case O::kDomain: case O::kAsyncStart: case O::kAsyncUpdate:
+    case O::kAsyncDone: case O::kCopyStart: case O::kCopyDone:
+    case O::kPartitionId: case O::kReplicaId: case O::kAllReduceDone:
       return true;
     default:
       return false;

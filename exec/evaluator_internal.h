@@ -173,6 +173,12 @@ absl::StatusOr<Value> EvalRngGetAndUpdateState(Evaluator& ev, const Node& node);
 bool CustomCallSupported(std::string_view target);
 absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
                                      Operands in, int depth);
+// ops_leaf.cc: the ops one op function above computes from the operands'
+// values (everything but control flow, tuples, tokens and async/copy
+// wrappers), dispatched once for the evaluator and the GPU host fallback.
+bool IsLeafOp(Opcode op);
+absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
+                                 int depth);
 
 // Index helpers.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);

@@ -426,35 +426,9 @@ absl::StatusOr<GV> Runner::Structural(const Node& node,
 
 namespace {
 
-// Ops CpuLeaf runs (what the CPU evaluator's EvalNode does outside control
-// flow); keep in step with it.
-bool HostCanRun(Opcode op) {
-  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) || IsBatchNorm(op))
-    return true;
-  switch (op) {
-    case O::kRngGetAndUpdateState:
-    case O::kDot:
-    case O::kConvolution:
-    case O::kGather:
-    case O::kScatter:
-    case O::kFft:
-    case O::kCholesky:
-    case O::kTriangularSolve:
-    case O::kReduce:
-    case O::kReduceWindow:
-    case O::kSelectAndScatter:
-    case O::kSort:
-    case O::kMap:
-    case O::kRng:
-    case O::kRngBitGenerator:
-    case O::kTopk:
-    case O::kCustomCall:
-    case O::kAsyncStart:
-      return true;
-    default:
-      return false;
-  }
-}
+// Ops CpuLeaf runs: the CPU evaluator's leaf ops, and sugared async-starts
+// around one (a wrapped op it lacks fails when reached, as on the CPU).
+bool HostCanRun(Opcode op) { return IsLeafOp(op) || op == O::kAsyncStart; }
 
 // Up front: every op of the module is structural, has a device kernel or
 // runs on the CPU evaluator's op functions; the rest are named with lines.

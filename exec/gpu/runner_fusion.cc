@@ -191,85 +191,31 @@ absl::StatusOr<GV> Runner::OnHost(const Node& node, const std::vector<GV>& in,
   return FromHost(*r);
 }
 
-// One instruction on the CPU evaluator's op functions (what its EvalNode
-// does for every op that is not control flow).
+// One instruction on the CPU evaluator's op functions: its leaf dispatch,
+// or a sugared async-start (all-to-all-start, custom-call-start) around one.
 absl::StatusOr<Value> Runner::CpuLeaf(const Node& node,
                                       const std::vector<Value>& in, int depth) {
-  auto wrap = [](absl::StatusOr<Literal> lit) -> absl::StatusOr<Value> {
-    if (!lit.ok()) return lit.status();
-    return std::make_shared<const Literal>(*std::move(lit));
-  };
-  auto need = [&](size_t n) -> absl::Status {
-    if (in.size() < n)
-      return absl::InvalidArgumentError(
-          Cat(OpcodeName(node.op), " needs ", n, " operands"));
-    return absl::OkStatus();
-  };
-  if (IsElementwise(node.op)) return wrap(EvalElementwise(node, in));
-  if (IsShapeOp(node.op)) return wrap(EvalShapeOp(file_, node, in));
-  if (IsCollective(node.op)) return EvalCollective(cpu_, node, in, depth);
-  if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
-  switch (node.op) {
-    case O::kRngGetAndUpdateState:
-      return EvalRngGetAndUpdateState(cpu_, node);
-    case O::kDot:
-      RETURN_IF_ERROR(need(2));
-      if (!node.attrs.dot_dimension_numbers)
-        return absl::InvalidArgumentError("dot without dimension numbers");
-      return wrap(
-          EvalDot(node, *in[0], *in[1], *node.attrs.dot_dimension_numbers));
-    case O::kConvolution:
-      RETURN_IF_ERROR(need(2));
-      return wrap(EvalConvolution(node, *in[0], *in[1]));
-    case O::kGather:
-      RETURN_IF_ERROR(need(2));
-      return wrap(EvalGather(node, *in[0], *in[1]));
-    case O::kScatter:
-      return EvalScatter(cpu_, node, in, depth);
-    case O::kFft:
-      RETURN_IF_ERROR(need(1));
-      return wrap(EvalFft(node, *in[0]));
-    case O::kCholesky:
-      RETURN_IF_ERROR(need(1));
-      return wrap(EvalCholesky(node, *in[0]));
-    case O::kTriangularSolve:
-      RETURN_IF_ERROR(need(2));
-      return wrap(EvalTriangularSolve(node, *in[0], *in[1]));
-    case O::kReduce:
-    case O::kReduceWindow:
-    case O::kSelectAndScatter:
-    case O::kSort:
-    case O::kMap:
-    case O::kRng:
-    case O::kRngBitGenerator:
-    case O::kTopk:
-      return EvalReduceFamily(cpu_, node, in, depth);
-    case O::kCustomCall:
-      return EvalCustomCall(cpu_, node, in, depth);
-    case O::kAsyncStart: {  // sugared (all-to-all-start, custom-call-start)
-      if (node.wrapped == O::kUnknown || node.wrapped == O::kAsyncStart)
-        return absl::InvalidArgumentError("async-start without calls=");
-      Node inner = node;
-      inner.op = node.wrapped;
-      inner.wrapped = O::kUnknown;
-      if (node.shape.is_tuple() && node.shape.tuple_elements.size() >= 2)
-        inner.shape = node.shape.tuple_elements[1];
-      auto r = CpuLeaf(inner, in, depth);
-      if (!r.ok()) return r;
-      std::vector<Value> parts = {
-          std::make_shared<const Literal>(Literal::MakeTuple(in)), *r};
-      for (size_t k = 2; k < node.shape.tuple_elements.size(); ++k) {
-        auto z = Literal::Create(node.shape.tuple_elements[k]);
-        if (!z.ok()) return z.status();
-        parts.push_back(std::make_shared<const Literal>(*std::move(z)));
-      }
-      return std::make_shared<const Literal>(
-          Literal::MakeTuple(std::move(parts)));
-    }
-    default:
-      return absl::UnimplementedError(
-          Cat("the GPU backend cannot run ", OpcodeName(node.op)));
+  if (IsLeafOp(node.op)) return EvalLeafOp(cpu_, node, in, depth);
+  if (node.op != O::kAsyncStart)
+    return absl::UnimplementedError(
+        Cat("the GPU backend cannot run ", OpcodeName(node.op)));
+  if (node.wrapped == O::kUnknown || node.wrapped == O::kAsyncStart)
+    return absl::InvalidArgumentError("async-start without calls=");
+  Node inner = node;
+  inner.op = node.wrapped;
+  inner.wrapped = O::kUnknown;
+  if (node.shape.is_tuple() && node.shape.tuple_elements.size() >= 2)
+    inner.shape = node.shape.tuple_elements[1];
+  auto r = CpuLeaf(inner, in, depth);
+  if (!r.ok()) return r;
+  std::vector<Value> parts = {
+      std::make_shared<const Literal>(Literal::MakeTuple(in)), *r};
+  for (size_t k = 2; k < node.shape.tuple_elements.size(); ++k) {
+    auto z = Literal::Create(node.shape.tuple_elements[k]);
+    if (!z.ok()) return z.status();
+    parts.push_back(std::make_shared<const Literal>(*std::move(z)));
   }
+  return std::make_shared<const Literal>(Literal::MakeTuple(std::move(parts)));
 }
 
 }  // namespace hlo::exec::gpu::internal

@@ -1,0 +1,103 @@
+// The ops computed from their operands' values by one op function (no
+// control flow, no tuple plumbing): the one dispatch that both the CPU
+// evaluator's EvalNode and the GPU runner's host fallback use, so that the
+// two cannot disagree on what runs or how.
+#include "exec/evaluator_internal.h"
+#include "exec/strings.h"
+
+namespace hlo::exec {
+namespace {
+
+using O = Opcode;
+
+absl::StatusOr<Value> Wrap(absl::StatusOr<Literal> lit) {
+  if (!lit.ok()) return lit.status();
+  return std::make_shared<const Literal>(*std::move(lit));
+}
+
+absl::Status NeedOperands(const Node& node, Operands in, size_t n) {
+  if (in.size() >= n) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      Cat(OpcodeName(node.op), " needs ", n, " operands"));
+}
+
+}  // namespace
+
+bool IsLeafOp(Opcode op) {
+  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) || IsBatchNorm(op))
+    return true;
+  switch (op) {
+    case O::kRngGetAndUpdateState:
+    case O::kDot:
+    case O::kConvolution:
+    case O::kGather:
+    case O::kScatter:
+    case O::kFft:
+    case O::kCholesky:
+    case O::kTriangularSolve:
+    case O::kReduce:
+    case O::kReduceWindow:
+    case O::kSelectAndScatter:
+    case O::kSort:
+    case O::kMap:
+    case O::kRng:
+    case O::kRngBitGenerator:
+    case O::kTopk:
+    case O::kCustomCall:
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
+                                 int depth) {
+  if (IsElementwise(node.op)) return Wrap(EvalElementwise(node, in));
+  if (IsShapeOp(node.op)) return Wrap(EvalShapeOp(ev.file(), node, in));
+  if (IsCollective(node.op)) return EvalCollective(ev, node, in, depth);
+  if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
+  absl::Status operands = absl::OkStatus();
+  switch (node.op) {
+    case O::kRngGetAndUpdateState:
+      return EvalRngGetAndUpdateState(ev, node);
+    case O::kDot:
+      if (operands = NeedOperands(node, in, 2); !operands.ok()) return operands;
+      if (!node.attrs.dot_dimension_numbers)
+        return absl::InvalidArgumentError("dot without dimension numbers");
+      return Wrap(
+          EvalDot(node, *in[0], *in[1], *node.attrs.dot_dimension_numbers));
+    case O::kConvolution:
+      if (operands = NeedOperands(node, in, 2); !operands.ok()) return operands;
+      return Wrap(EvalConvolution(node, *in[0], *in[1]));
+    case O::kGather:
+      if (operands = NeedOperands(node, in, 2); !operands.ok()) return operands;
+      return Wrap(EvalGather(node, *in[0], *in[1]));
+    case O::kScatter:
+      return EvalScatter(ev, node, in, depth);
+    case O::kFft:
+      if (operands = NeedOperands(node, in, 1); !operands.ok()) return operands;
+      return Wrap(EvalFft(node, *in[0]));
+    case O::kCholesky:
+      if (operands = NeedOperands(node, in, 1); !operands.ok()) return operands;
+      return Wrap(EvalCholesky(node, *in[0]));
+    case O::kTriangularSolve:
+      if (operands = NeedOperands(node, in, 2); !operands.ok()) return operands;
+      return Wrap(EvalTriangularSolve(node, *in[0], *in[1]));
+    case O::kReduce:
+    case O::kReduceWindow:
+    case O::kSelectAndScatter:
+    case O::kSort:
+    case O::kMap:
+    case O::kRng:
+    case O::kRngBitGenerator:
+    case O::kTopk:
+      return EvalReduceFamily(ev, node, in, depth);
+    case O::kCustomCall:
+      return EvalCustomCall(ev, node, in, depth);
+    default:
+      return absl::UnimplementedError(
+          Cat("unsupported op ", OpcodeName(node.op)));
+  }
+}
+
+}  // namespace hlo::exec
