@@ -124,16 +124,18 @@ struct IntTraits {
       return static_cast<S>(c & ((1u << Bits) - 1));
     }
   }
+  // The narrow (sub-byte) cases are discarded for wider types: 1 << 31
+  // would overflow int.
   static constexpr C Min() {
-    if constexpr (K == Kind::kSigned)
-      return Bits >= 8 ? std::numeric_limits<S>::lowest()
-                       : static_cast<S>(-(1 << (Bits - 1)));
-    return 0;
+    if constexpr (K != Kind::kSigned) return 0;
+    else if constexpr (Bits >= 8) return std::numeric_limits<S>::lowest();
+    else return static_cast<S>(-(1 << (Bits - 1)));
   }
   static constexpr C Max() {
     if constexpr (Bits >= 8) return std::numeric_limits<S>::max();
-    if constexpr (K == Kind::kSigned) return static_cast<S>((1 << (Bits - 1)) - 1);
-    return static_cast<S>((1 << Bits) - 1);
+    else if constexpr (K == Kind::kSigned)
+      return static_cast<S>((1 << (Bits - 1)) - 1);
+    else return static_cast<S>((1 << Bits) - 1);
   }
 };
 
