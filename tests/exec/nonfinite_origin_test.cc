@@ -13,6 +13,7 @@
 #include "exec/replay.h"
 #include "exec_test_util.h"
 #include "gtest/gtest.h"
+#include "nonfinite_modules.h"
 
 namespace hlo::exec {
 namespace {
@@ -21,20 +22,11 @@ using testing::ParseModule;
 
 constexpr int64_t kN = 16384 * 5;  // above the block-wise threshold
 
-std::string Sized(std::string s) {
-  const std::string n = "[" + std::to_string(kN) + "]";
-  for (size_t at = s.find("[N]"); at != std::string::npos; at = s.find("[N]", at))
-    s.replace(at, 3, n);
-  return s;
+std::string Sized(std::string_view text) {
+  return testing::Sized(std::string(text), kN);
 }
 
-// Values in [lo, hi), every one different.
-Value Ramp(double lo, double hi) {
-  auto lit = Literal::CreateArray(PrimitiveType::kF32, {kN});
-  for (int64_t i = 0; i < kN; ++i)
-    lit->SetDouble(i, lo + (hi - lo) * static_cast<double>((i * 7919) % kN) / kN);
-  return std::make_shared<const Literal>(*std::move(lit));
-}
+Value Ramp(double lo, double hi) { return testing::Ramp(kN, lo, hi); }
 
 struct Both {
   EvalResult all, origin;
@@ -94,15 +86,7 @@ void ExpectSameReport(const ParsedFile& file, const Both& b,
 // result by multiply and add: the fused run's result holds the NaN, so the
 // fusion runs again op by op and names the log.
 TEST(NonfiniteOrigin, NanInTheMiddleReachingTheResult) {
-  auto p = ParseModule(Sized(
-      "HloModule m\n\n"
-      "fused {\n  x = f32[N] parameter(0)\n  y = f32[N] parameter(1)\n"
-      "  d = f32[N] subtract(x, y)\n  l = f32[N] log(d)\n"
-      "  m = f32[N] multiply(l, x)\n  ROOT r = f32[N] add(m, y)\n}\n\n"
-      "ENTRY e {\n  a = f32[N] parameter(0)\n  b = f32[N] parameter(1)\n"
-      "  s = f32[N] add(a, b)\n"
-      "  f = f32[N] fusion(s, b), kind=kLoop, calls=fused\n"
-      "  ROOT t = f32[N] tanh(f)\n}\n"));
+  auto p = ParseModule(Sized(testing::kNanReachingTheResult));
   ASSERT_FALSE(p.file->HasErrors());
   // s - b = a: a in [-1, 3) makes log(a) NaN where a < 0 and -Inf at 0.
   const Both b = RunBoth(*p.file, {Ramp(-1, 3), Ramp(0.5, 1)});
@@ -115,15 +99,7 @@ TEST(NonfiniteOrigin, NanInTheMiddleReachingTheResult) {
 // 0/0 whose NaN a compare and select drop: the result is finite, so the
 // fusion cannot run fused before an origin is known (op by op names it).
 TEST(NonfiniteOrigin, NanThatTheResultDrops) {
-  auto p = ParseModule(Sized(
-      "HloModule m\n\n"
-      "fused {\n  x = f32[N] parameter(0)\n  y = f32[N] parameter(1)\n"
-      "  z = f32[] constant(0)\n  zb = f32[N] broadcast(z), dimensions={}\n"
-      "  m = f32[N] multiply(x, zb)\n  q = f32[N] divide(m, m)\n"
-      "  c = pred[N] compare(q, y), direction=LT\n"
-      "  ROOT r = f32[N] select(c, x, y)\n}\n\n"
-      "ENTRY e {\n  a = f32[N] parameter(0)\n  b = f32[N] parameter(1)\n"
-      "  ROOT f = f32[N] fusion(a, b), kind=kLoop, calls=fused\n}\n"));
+  auto p = ParseModule(Sized(testing::kNanThatTheResultDrops));
   ASSERT_FALSE(p.file->HasErrors());
   const Both b = RunBoth(*p.file, {Ramp(-1, 3), Ramp(0.5, 1)});
   ExpectSameReport(*p.file, b, "q");
@@ -167,24 +143,7 @@ TEST(NonfiniteOrigin, OriginInAComputationThatRanFusedBefore) {
        {"ROOT l = f32[N] log(d)", "ROOT l = f32[N] negate(f32[N] log(d))"}) {
     SCOPED_TRACE(root);
     const bool nested = root.find("negate") != std::string::npos;
-    auto p = ParseModule(Sized(
-        "HloModule m\n\n"
-        "fused {\n  x = f32[N] parameter(0)\n  k = f32[] constant(0.4)\n"
-        "  kb = f32[N] broadcast(k), dimensions={}\n"
-        "  d = f32[N] subtract(x, kb)\n  " + root + "\n}\n\n"
-        "cond {\n  s = (s32[], f32[N]) parameter(0)\n"
-        "  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(3)\n"
-        "  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n"
-        "body {\n  s = (s32[], f32[N]) parameter(0)\n"
-        "  i = s32[] get-tuple-element(s), index=0\n"
-        "  x = f32[N] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n"
-        "  j = s32[] add(i, one)\n"
-        "  f = f32[N] fusion(x), kind=kLoop, calls=fused\n"
-        "  ROOT t = (s32[], f32[N]) tuple(j, f)\n}\n\n"
-        "ENTRY e {\n  a = f32[N] parameter(0)\n  z = s32[] constant(0)\n"
-        "  t = (s32[], f32[N]) tuple(z, a)\n"
-        "  w = (s32[], f32[N]) while(t), condition=cond, body=body\n"
-        "  ROOT r = f32[N] get-tuple-element(w), index=1\n}\n"));
+    auto p = ParseModule(Sized(testing::NanInALoopsSecondIteration(root)));
     ASSERT_FALSE(p.file->HasErrors());
     // x in [1, 2): log(x - 0.4) in [-0.52, 0.47), all finite; the second
     // iteration takes the log of values below 0.4.

@@ -11,24 +11,17 @@
 #include "exec/replay.h"
 #include "gpu_test_util.h"
 #include "gtest/gtest.h"
+#include "tests/exec/nonfinite_modules.h"
 
 namespace hlo::exec {
 namespace {
 
 constexpr int64_t kN = 1000;
 
-Value Ramp(double lo, double hi) {
-  auto lit = Literal::CreateArray(PrimitiveType::kF32, {kN});
-  for (int64_t i = 0; i < kN; ++i)
-    lit->SetDouble(i, lo + (hi - lo) * static_cast<double>((i * 7919) % kN) / kN);
-  return std::make_shared<const Literal>(*std::move(lit));
-}
+Value Ramp(double lo, double hi) { return testing::Ramp(kN, lo, hi); }
 
-std::string Sized(std::string s) {
-  const std::string n = "[" + std::to_string(kN) + "]";
-  for (size_t at = s.find("[N]"); at != std::string::npos; at = s.find("[N]", at))
-    s.replace(at, 3, n);
-  return s;
+std::string Sized(std::string_view text) {
+  return testing::Sized(std::string(text), kN);
 }
 
 std::string Notes(const BackendRun& r) {
@@ -53,45 +46,14 @@ struct Case {
 
 TEST(NonfiniteOriginGpuTest, FusedRunsReportTheOpByOpOrigin) {
   REQUIRE_GPU();
-  const std::string fused_loop = Sized(
-      "HloModule m\n\n"
-      "fused {\n  x = f32[N] parameter(0)\n  k = f32[] constant(0.4)\n"
-      "  kb = f32[N] broadcast(k), dimensions={}\n"
-      "  d = f32[N] subtract(x, kb)\n  ROOT l = f32[N] log(d)\n}\n\n"
-      "cond {\n  s = (s32[], f32[N]) parameter(0)\n"
-      "  i = s32[] get-tuple-element(s), index=0\n  n = s32[] constant(3)\n"
-      "  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n"
-      "body {\n  s = (s32[], f32[N]) parameter(0)\n"
-      "  i = s32[] get-tuple-element(s), index=0\n"
-      "  x = f32[N] get-tuple-element(s), index=1\n  one = s32[] constant(1)\n"
-      "  j = s32[] add(i, one)\n"
-      "  f = f32[N] fusion(x), kind=kLoop, calls=fused\n"
-      "  ROOT t = (s32[], f32[N]) tuple(j, f)\n}\n\n"
-      "ENTRY e {\n  a = f32[N] parameter(0)\n  z = s32[] constant(0)\n"
-      "  t = (s32[], f32[N]) tuple(z, a)\n"
-      "  w = (s32[], f32[N]) while(t), condition=cond, body=body\n"
-      "  ROOT r = f32[N] get-tuple-element(w), index=1\n}\n");
-  const std::string reaching = Sized(
-      "HloModule m\n\n"
-      "fused {\n  x = f32[N] parameter(0)\n  y = f32[N] parameter(1)\n"
-      "  d = f32[N] subtract(x, y)\n  l = f32[N] log(d)\n"
-      "  m = f32[N] multiply(l, x)\n  ROOT r = f32[N] add(m, y)\n}\n\n"
-      "ENTRY e {\n  a = f32[N] parameter(0)\n  b = f32[N] parameter(1)\n"
-      "  f = f32[N] fusion(a, b), kind=kLoop, calls=fused\n"
-      "  ROOT t = f32[N] tanh(f)\n}\n");
+  const std::string fused_loop =
+      Sized(testing::NanInALoopsSecondIteration("ROOT l = f32[N] log(d)"));
+  const std::string reaching = Sized(testing::kNanReachingTheResult);
   const std::vector<Case> cases = {
       {"a NaN in the middle reaching the result", reaching,
        {Ramp(-1, 3), Ramp(0, 0.5)}, "l",
        "fused kernel's result held a NaN/Inf, ran again"},
-      {"a NaN the result drops",
-       Sized("HloModule m\n\n"
-             "fused {\n  x = f32[N] parameter(0)\n  y = f32[N] parameter(1)\n"
-             "  z = f32[] constant(0)\n  zb = f32[N] broadcast(z), dimensions={}\n"
-             "  m = f32[N] multiply(x, zb)\n  q = f32[N] divide(m, m)\n"
-             "  c = pred[N] compare(q, y), direction=LT\n"
-             "  ROOT r = f32[N] select(c, x, y)\n}\n\n"
-             "ENTRY e {\n  a = f32[N] parameter(0)\n  b = f32[N] parameter(1)\n"
-             "  ROOT f = f32[N] fusion(a, b), kind=kLoop, calls=fused\n}\n"),
+      {"a NaN the result drops", Sized(testing::kNanThatTheResultDrops),
        {Ramp(-1, 3), Ramp(0.5, 1)}, "q", "a NaN/Inf inside might not reach"},
       {"the origin in a loop's second iteration", fused_loop, {Ramp(1, 2)}, "l",
        "ran again op by op"},
