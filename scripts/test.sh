@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
 #   1. dependencies (scripts/install-deps.sh) and node packages for tests/e2e;
-#   2. build/ with gcc (RelWithDebInfo) and its ctest;
+#   2. build/ with gcc (RelWithDebInfo) and its ctest; the editor clients
+#      (scripts/editor-test-deps.sh) install in the background meanwhile;
 #   3. build-asan/ with clang-14, ASan+UBSan and libFuzzer, and its ctest;
 #   4. each fuzz target for a bounded time (HLO_LSP_FUZZ_SECONDS, 60 in all).
 # Exits non-zero on any failure; prints ctest's summary line for each build.
@@ -26,13 +27,25 @@ if [ -f tests/e2e/package.json ]; then
   fi
 fi
 
-# The editor tests' clients (Neovim, Vim+ALE, code-server+Chromium). A failed
-# install of the heavy VS Code part is reported, and those tests then skip.
-if ! scripts/editor-test-deps.sh; then
-  echo "WARNING: the VS Code test dependencies did not install; its tests will skip"
-  warnings+=("VS Code test dependencies missing (scripts/editor-test-deps.sh failed)")
-  scripts/editor-test-deps.sh --quick
-fi
+# The editor tests' clients (Neovim, Vim+ALE, code-server+Chromium) install
+# while build/ compiles (npm's downloads and native builds are ~1.5 minutes);
+# the build needs none of them. A failed install of the heavy VS Code part is
+# reported, and those tests then skip.
+editor_deps_log=$(mktemp)
+scripts/editor-test-deps.sh >"$editor_deps_log" 2>&1 &
+editor_deps_pid=$!
+trap 'kill "$editor_deps_pid" 2>/dev/null || true' EXIT
+wait_editor_deps() {
+  local rc=0
+  wait "$editor_deps_pid" || rc=$?
+  cat "$editor_deps_log"
+  rm -f "$editor_deps_log"
+  if [ "$rc" != 0 ]; then
+    echo "WARNING: the VS Code test dependencies did not install; its tests will skip"
+    warnings+=("VS Code test dependencies missing (scripts/editor-test-deps.sh failed)")
+    scripts/editor-test-deps.sh --quick
+  fi
+}
 
 # run_ctest BUILD_DIR: runs the suite, keeps going on failure, records the summary.
 run_ctest() {
@@ -59,6 +72,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ -DHLO_LSP_SANITIZE=OFF -DHLO_LSP_FUZZ=OFF
 cmake --build build -j "$jobs"
+step "editor test dependencies"
+wait_editor_deps
 step "ctest build/"
 run_ctest build
 
@@ -70,6 +85,14 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHLO_LSP_SANITIZE=ON -DHLO_LSP_FUZZ=ON -DHLO_LSP_BENCH=OFF
 cmake --build build-asan -j "$jobs"
 step "ctest build-asan/"
+# ctest starts the tests an earlier run found long first; a fresh clone has
+# no earlier run, so seed it with the long ones of the sanitizer suite, which
+# would otherwise start last and run alone at the end.
+costs=build-asan/Testing/Temporary/CTestCostData.txt
+if [ ! -f "$costs" ]; then
+  mkdir -p "$(dirname "$costs")"
+  { grep -v '^#' tests/asan-test-costs.txt; echo ---; } >"$costs"
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The heavy editor tests (code-server + Chromium) already ran against build/.
