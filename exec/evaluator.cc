@@ -421,24 +421,11 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       absl::StatusOr<Value> r = absl::InvalidArgumentError("async-start without calls=");
       if (callee != kNone) {
         r = Run(callee, in, depth + 1);
-      } else if (node.wrapped != O::kUnknown && node.wrapped != O::kAsyncStart) {
-        // Sugared form (all-to-all-start, custom-call-start): run the op.
-        Node inner = node;
-        inner.op = node.wrapped;
-        inner.wrapped = O::kUnknown;
-        if (node.shape.is_tuple() && node.shape.tuple_elements.size() >= 2)
-          inner.shape = node.shape.tuple_elements[1];
-        r = EvalNode(plan, inner, values, depth);
+      } else if (absl::StatusOr<Node> inner = WrappedOp(node); inner.ok()) {
+        r = EvalNode(plan, *inner, values, depth);  // sugared: run the op
       }
       if (!r.ok()) return r;
-      std::vector<Value> parts = {
-          std::make_shared<const Literal>(Literal::MakeTuple(in)), *r};
-      for (size_t k = 2; k < node.shape.tuple_elements.size(); ++k) {
-        auto z = Literal::Create(node.shape.tuple_elements[k]);
-        if (!z.ok()) return z.status();
-        parts.push_back(std::make_shared<const Literal>(*std::move(z)));
-      }
-      return std::make_shared<const Literal>(Literal::MakeTuple(std::move(parts)));
+      return AsyncStartValue(node, in, *std::move(r));
     }
     case O::kAsyncDone:
       if (absl::Status s = need(1); !s.ok()) return s;

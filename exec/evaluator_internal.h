@@ -179,6 +179,13 @@ absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
 bool IsLeafOp(Opcode op);
 absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
                                  int depth);
+// A sugared async-start (all-to-all-start, custom-call-start, no calls=):
+// the op it wraps, with the shape of the start's element 1 (an error when
+// it wraps nothing); and the start's value around that op's `result`:
+// (operands, result, zeros for the other elements).
+absl::StatusOr<Node> WrappedOp(const Node& async_start);
+absl::StatusOr<Value> AsyncStartValue(const Node& async_start,
+                                      Operands operands, Value result);
 
 // Index helpers.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);

@@ -100,4 +100,31 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
   }
 }
 
+absl::StatusOr<Node> WrappedOp(const Node& async_start) {
+  if (async_start.wrapped == O::kUnknown || async_start.wrapped == O::kAsyncStart)
+    return absl::InvalidArgumentError("async-start without calls=");
+  Node inner = async_start;
+  inner.op = async_start.wrapped;
+  inner.wrapped = O::kUnknown;
+  if (async_start.shape.is_tuple() &&
+      async_start.shape.tuple_elements.size() >= 2)
+    inner.shape = async_start.shape.tuple_elements[1];
+  return inner;
+}
+
+absl::StatusOr<Value> AsyncStartValue(const Node& async_start,
+                                      Operands operands, Value result) {
+  std::vector<Value> parts = {
+      std::make_shared<const Literal>(Literal::MakeTuple(
+          std::vector<Value>(operands.begin(), operands.end()))),
+      std::move(result)};
+  const std::vector<LiteralShape>& elements = async_start.shape.tuple_elements;
+  for (size_t k = 2; k < elements.size(); ++k) {
+    auto zeros = Literal::Create(elements[k]);
+    if (!zeros.ok()) return zeros.status();
+    parts.push_back(std::make_shared<const Literal>(*std::move(zeros)));
+  }
+  return std::make_shared<const Literal>(Literal::MakeTuple(std::move(parts)));
+}
+
 }  // namespace hlo::exec

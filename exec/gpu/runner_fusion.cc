@@ -199,23 +199,11 @@ absl::StatusOr<Value> Runner::CpuLeaf(const Node& node,
   if (node.op != O::kAsyncStart)
     return absl::UnimplementedError(
         Cat("the GPU backend cannot run ", OpcodeName(node.op)));
-  if (node.wrapped == O::kUnknown || node.wrapped == O::kAsyncStart)
-    return absl::InvalidArgumentError("async-start without calls=");
-  Node inner = node;
-  inner.op = node.wrapped;
-  inner.wrapped = O::kUnknown;
-  if (node.shape.is_tuple() && node.shape.tuple_elements.size() >= 2)
-    inner.shape = node.shape.tuple_elements[1];
-  auto r = CpuLeaf(inner, in, depth);
+  absl::StatusOr<Node> inner = WrappedOp(node);
+  if (!inner.ok()) return inner.status();
+  auto r = CpuLeaf(*inner, in, depth);
   if (!r.ok()) return r;
-  std::vector<Value> parts = {
-      std::make_shared<const Literal>(Literal::MakeTuple(in)), *r};
-  for (size_t k = 2; k < node.shape.tuple_elements.size(); ++k) {
-    auto z = Literal::Create(node.shape.tuple_elements[k]);
-    if (!z.ok()) return z.status();
-    parts.push_back(std::make_shared<const Literal>(*std::move(z)));
-  }
-  return std::make_shared<const Literal>(Literal::MakeTuple(std::move(parts)));
+  return AsyncStartValue(node, in, *std::move(r));
 }
 
 }  // namespace hlo::exec::gpu::internal
