@@ -1,7 +1,8 @@
 // The ops computed from their operands' values by one op function (no
 // control flow, no tuple plumbing): the one dispatch that both the CPU
 // evaluator's EvalNode and the GPU runner's host fallback use, so that the
-// two cannot disagree on what runs or how.
+// two cannot disagree on what runs or how. Also the unwrapping of a sugared
+// async-start around such an op, which both do too.
 #include "exec/evaluator_internal.h"
 #include "exec/strings.h"
 
