@@ -214,11 +214,8 @@ void Evaluator::RecordStats(Id instruction, const Literal& value) {
   if (nonfinite && result_.first_nonfinite == kNone) {
     result_.first_nonfinite = instruction;
     // origin_only: earlier fused runs of its computation recorded nothing.
-    for (Id c : fused_ran_) {
-      auto plan = GetPlan(c);
-      if (options_.origin_only && plan.ok() && PlanHolds(**plan, instruction))
-        restart_needed_ = true;
-    }
+    if (options_.origin_only && RanFusedBefore(*this, fused_ran_, instruction))
+      restart_needed_ = true;
   }
 }
 
@@ -704,11 +701,12 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
         "the module has ", devices.total(), " participants; at most 4096 run here"));
   if (args.empty()) return absl::InvalidArgumentError("no arguments given");
   const int64_t n = devices.total();
-  if (options.origin_only && n > 1) {  // participants stop together only
+  auto op_by_op = [&] {  // every instruction recorded: no origin_only
     EvalOptions all = options;
     all.origin_only = false;
     return Evaluate(file, module, args, all);
-  }
+  };
+  if (options.origin_only && n > 1) return op_by_op();  // stop together only
   Rendezvous rendezvous;
   std::vector<absl::StatusOr<Value>> results(n, absl::UnknownError("not run"));
   std::vector<std::unique_ptr<Evaluator>> evaluators;
@@ -725,9 +723,7 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
   if (n == 1) {
     run_one(0);
     if (evaluators[0]->restart_needed()) {
-      EvalOptions all = options;
-      all.origin_only = false;
-      auto again = Evaluate(file, module, args, all);
+      auto again = op_by_op();
       if (again.ok()) again->restarted = true;
       return again;
     }

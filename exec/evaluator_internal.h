@@ -131,6 +131,10 @@ enum class FusionStats {
 FusionStats FusionStatsRule(const Plan& fused, Id first_nonfinite);
 bool NonfiniteShowsInResult(const Plan& plan);
 bool PlanHolds(const Plan& plan, Id instruction);
+// Whether `instruction` is in one of the computations that ran fused
+// (`fused_ran`, their plans from `plans`): its earlier runs went unrecorded.
+bool RanFusedBefore(Evaluator& plans, const std::set<Id>& fused_ran,
+                    Id instruction);
 
 // ops_shape.cc: broadcast, reshape, transpose, bitcast, copy, slice,
 // dynamic-slice, dynamic-update-slice, concatenate, pad, reverse, iota,
@@ -140,7 +144,9 @@ absl::StatusOr<Literal> EvalShapeOp(const ParsedFile& file, const Node& node,
                                     Operands in);
 absl::StatusOr<Literal> Transpose(const Literal& in,
                                   const std::vector<int64_t>& perm);
-// ops_reduce.cc: reduce, reduce-window, select-and-scatter, sort, map.
+// ops_reduce.cc: reduce, reduce-window, select-and-scatter, sort, map,
+// rng, rng-bit-generator, topk.
+bool IsReduceFamily(Opcode op);
 absl::StatusOr<Value> EvalReduceFamily(Evaluator& ev, const Node& node,
                                        Operands in, int depth);
 // ops_dot_conv.cc

@@ -104,6 +104,15 @@ bool PlanHolds(const Plan& plan, Id instruction) {
   return false;
 }
 
+bool RanFusedBefore(Evaluator& plans, const std::set<Id>& fused_ran,
+                    Id instruction) {
+  for (Id computation : fused_ran) {
+    auto plan = plans.GetPlan(computation);
+    if (plan.ok() && PlanHolds(**plan, instruction)) return true;
+  }
+  return false;
+}
+
 FusionStats FusionStatsRule(const Plan& fused, Id first_nonfinite) {
   if (first_nonfinite != kNone)
     return PlanHolds(fused, first_nonfinite) ? FusionStats::kInside

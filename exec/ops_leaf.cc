@@ -25,7 +25,8 @@ absl::Status NeedOperands(const Node& node, Operands in, size_t n) {
 }  // namespace
 
 bool IsLeafOp(Opcode op) {
-  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) || IsBatchNorm(op))
+  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) ||
+      IsBatchNorm(op) || IsReduceFamily(op))
     return true;
   switch (op) {
     case O::kRngGetAndUpdateState:
@@ -36,14 +37,6 @@ bool IsLeafOp(Opcode op) {
     case O::kFft:
     case O::kCholesky:
     case O::kTriangularSolve:
-    case O::kReduce:
-    case O::kReduceWindow:
-    case O::kSelectAndScatter:
-    case O::kSort:
-    case O::kMap:
-    case O::kRng:
-    case O::kRngBitGenerator:
-    case O::kTopk:
     case O::kCustomCall:
       return true;
     default:
@@ -57,6 +50,7 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
   if (IsShapeOp(node.op)) return Wrap(EvalShapeOp(ev.file(), node, in));
   if (IsCollective(node.op)) return EvalCollective(ev, node, in, depth);
   if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
+  if (IsReduceFamily(node.op)) return EvalReduceFamily(ev, node, in, depth);
   absl::Status operands = absl::OkStatus();
   switch (node.op) {
     case O::kRngGetAndUpdateState:
@@ -84,15 +78,6 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
     case O::kTriangularSolve:
       if (operands = NeedOperands(node, in, 2); !operands.ok()) return operands;
       return Wrap(EvalTriangularSolve(node, *in[0], *in[1]));
-    case O::kReduce:
-    case O::kReduceWindow:
-    case O::kSelectAndScatter:
-    case O::kSort:
-    case O::kMap:
-    case O::kRng:
-    case O::kRngBitGenerator:
-    case O::kTopk:
-      return EvalReduceFamily(ev, node, in, depth);
     case O::kCustomCall:
       return EvalCustomCall(ev, node, in, depth);
     default:

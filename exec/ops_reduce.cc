@@ -503,6 +503,17 @@ absl::StatusOr<Value> TopK(const Node& node, const Literal& x, int64_t k,
   return Share(Literal::MakeTuple({Share(*std::move(values)), Share(*std::move(indices))}));
 }
 
+bool IsReduceFamily(Opcode op) {
+  switch (op) {
+    case O::kReduce: case O::kReduceWindow: case O::kSelectAndScatter:
+    case O::kSort: case O::kMap: case O::kRng: case O::kRngBitGenerator:
+    case O::kTopk:
+      return true;
+    default:
+      return false;
+  }
+}
+
 absl::StatusOr<Value> EvalReduceFamily(Evaluator& ev, const Node& node,
                                        Operands in, int depth) {
   for (const Value& v : in)

@@ -110,11 +110,9 @@ absl::Status Runner::RecordStats(Id instruction, const GV& g) {
   if (one.nan_count + one.inf_count && first_nonfinite_ == kNone) {
     first_nonfinite_ = instruction;
     // origin_only: earlier fused runs of its computation recorded nothing.
-    for (Id c : fused_ran_) {
-      auto plan = cpu_.GetPlan(c);
-      if (options_.eval.origin_only && plan.ok() && PlanHolds(**plan, instruction))
-        restart_needed_ = true;
-    }
+    if (options_.eval.origin_only &&
+        RanFusedBefore(cpu_, fused_ran_, instruction))
+      restart_needed_ = true;
   }
   return absl::OkStatus();
 }
