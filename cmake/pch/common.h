@@ -1,7 +1,7 @@
-// Precompiled for every library and test target with several sources (see
-// cmake/Pch.cmake): the standard and abseil headers nearly every source file
-// includes. Parsing them was most of a typical file's front-end time (about
-// 100k lines of libstdc++ and abseil per file in C++20).
+// Precompiled, in clang builds, for the library and test targets with
+// several sources (see cmake/Pch.cmake): the standard and abseil headers
+// nearly every source file includes (about 100k lines of libstdc++ and
+// abseil per file in C++20).
 // Only widely used, stable headers belong here; a header that changes with
 // our code would rebuild every file of the target.
 #include <algorithm>
