@@ -57,6 +57,38 @@ IncomingMessage ClassifyMessage(Json message) {
   return out;
 }
 
+Json ParseMessageBody(const std::string& body) {
+  constexpr size_t kLargeBody = size_t{1} << 20;
+  if (body.size() >= kLargeBody) {
+    std::string rest, text;
+    if (ExtractStringField(body, "text", &rest, &text)) {
+      Json json = Json::parse(rest, nullptr, false);
+      if (!json.is_discarded() && json.is_object() &&
+          json.value("method", "") == "textDocument/didOpen") {
+        auto params = json.find("params");
+        if (params != json.end() && params->is_object()) {
+          auto td = params->find("textDocument");
+          if (td != params->end() && td->is_object()) {
+            auto t = td->find("text");
+            if (t != td->end() && t->is_string() && t->get_ref<const std::string&>().empty()) {
+              *t = std::move(text);
+              return json;
+            }
+          }
+        }
+      }
+    }
+  }
+  return Json::parse(body, nullptr, /*allow_exceptions=*/false);
+}
+
+IncomingMessage DecodeMessage(const std::string& body, bool* parse_error) {
+  Json json = ParseMessageBody(body);
+  *parse_error = json.is_discarded();
+  if (*parse_error) return IncomingMessage{};
+  return ClassifyMessage(std::move(json));
+}
+
 std::string MakeResult(const Json& id, const Json& result) {
   return Dump(Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}});
 }

@@ -8,28 +8,11 @@
 #include <string_view>
 
 #include "nlohmann/json.hpp"
+#include "server/result.h"
 
 namespace hlo_lsp {
 
 using Json = nlohmann::json;
-
-enum class ErrorCode : int {
-  kParseError = -32700,
-  kInvalidRequest = -32600,
-  kMethodNotFound = -32601,
-  kInvalidParams = -32602,
-  kInternalError = -32603,
-  kServerNotInitialized = -32002,
-  kRequestFailed = -32803,
-  kRequestCancelled = -32800,
-  kContentModified = -32801,
-};
-
-// An error a handler returns instead of a result.
-struct RpcError {
-  ErrorCode code = ErrorCode::kInternalError;
-  std::string message;
-};
 
 // A result already serialized (large replies skip the JSON DOM).
 struct RawJson {
@@ -46,6 +29,20 @@ void AppendJsonString(std::string* out, std::string_view s);
 bool ExtractStringField(std::string_view json, std::string_view key,
                         std::string* rest, std::string* value);
 
+// A request's id (an integer or a string), echoed verbatim in the reply.
+class RequestId {
+ public:
+  RequestId() = default;
+  explicit RequestId(Json id) : id_(std::move(id)) {}
+  static RequestId Named(std::string name) { return RequestId(Json(std::move(name))); }
+  // A key for maps of pending requests: the id's JSON text.
+  std::string Key() const { return id_.dump(); }
+  const Json& value() const { return id_; }
+
+ private:
+  Json id_;
+};
+
 enum class MessageKind { kRequest, kNotification, kResponse, kInvalid };
 
 struct IncomingMessage {
@@ -59,6 +56,13 @@ struct IncomingMessage {
 
 // Classifies a decoded JSON value. Never throws.
 IncomingMessage ClassifyMessage(Json message);
+
+// Parses a message body; a discarded value when it is not JSON. A large
+// didOpen has its text decoded apart (several times faster than the DOM).
+Json ParseMessageBody(const std::string& body);
+// Parses and classifies a body: a kInvalid message with `parse_error` set
+// when it is not JSON.
+IncomingMessage DecodeMessage(const std::string& body, bool* parse_error);
 
 // Serialized message bodies (invalid UTF-8 in strings is replaced).
 std::string MakeResult(const Json& id, const Json& result);

@@ -1,70 +1,44 @@
 #include "server/lsp_server.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "server/features/convert.h"
 #include "server/features/features.h"
-#include "server/protocol.h"
+#include "server/features/workspace_features.h"
 
 namespace hlo_lsp {
 namespace {
 
-constexpr int kError = 1, kWarning = 2, kInfo = 3, kLog = 4;
+constexpr int kClientCallTimeoutMs = 10000;
 
-std::string IdKey(const Json& id) { return id.dump(); }
-
-RpcError InvalidParams(std::string message) {
-  return RpcError{ErrorCode::kInvalidParams, std::move(message)};
+int TraceLevel(const std::string& value) {
+  return value == "verbose" ? 2 : value == "messages" ? 1 : 0;
 }
 
-// Capabilities, next to the method table below: keep them in step.
-Json Capabilities(hlo::ColumnUnit unit) {
-  Json tokens_legend{{"tokenTypes", Json::array()}, {"tokenModifiers", Json::array()}};
-  for (const char* t : SemanticTokenTypes()) tokens_legend["tokenTypes"].push_back(t);
-  for (const char* m : SemanticTokenModifiers()) tokens_legend["tokenModifiers"].push_back(m);
-  return Json{
-      {"positionEncoding", unit == hlo::ColumnUnit::kUtf8Bytes ? "utf-8" : "utf-16"},
-      {"textDocumentSync",
-       {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
-      {"documentSymbolProvider", true},
-      {"definitionProvider", true},
-      {"declarationProvider", true},
-      {"referencesProvider", true},
-      {"documentHighlightProvider", true},
-      {"hoverProvider", true},
-      {"inlayHintProvider", true},
-      {"foldingRangeProvider", true},
-      {"semanticTokensProvider",
-       {{"legend", tokens_legend}, {"full", true}, {"range", true}}},
-      {"documentLinkProvider", {{"resolveProvider", false}}},
-      {"callHierarchyProvider", true},
-      {"workspaceSymbolProvider", true},
-      {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
-      {"codeActionProvider", true},
-      {"codeLensProvider", {{"resolveProvider", false}}},
-      {"executeCommandProvider", {{"commands", WorkspaceCommands()}}},
-  };
+std::vector<std::string> Strings(const std::vector<const char*>& items) {
+  return std::vector<std::string>(items.begin(), items.end());
 }
 
-// The name under the cursor (`%name`, `name`), without its sigil.
-std::string WordAt(const std::string& text, size_t offset) {
-  auto is_name = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
-  };
-  if (offset > text.size()) return "";
-  size_t begin = offset, end = offset;
-  while (begin > 0 && is_name(text[begin - 1])) --begin;
-  while (end < text.size() && is_name(text[end])) ++end;
-  return text.substr(begin, end - begin);
+std::vector<std::string> Paths(const std::vector<std::string>& uris) {
+  std::vector<std::string> paths;
+  for (const std::string& uri : uris) paths.push_back(UriToPath(uri));
+  return paths;
 }
 
 }  // namespace
 
 LspServer::LspServer(Transport* transport, Options options)
-    : transport_(transport), options_(options) {
+    : transport_(transport),
+      options_(options),
+      table_([this](const std::string& method, const std::string& error) {
+        Log(LogType::kWarning, method + ": " + error);
+      }) {
   int threads = options_.request_threads;
   if (threads <= 0) {
     threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 4);
@@ -74,272 +48,249 @@ LspServer::LspServer(Transport* transport, Options options)
   documents_ = std::make_unique<DocumentStore>(
       parse_pool_.get(),
       [this](std::shared_ptr<const Snapshot> snap) { PublishDiagnostics(*snap); });
-  WorkspaceService::Hooks hooks;
-  hooks.notify = [this](const std::string& method, const Json& params) {
-    Send(MakeNotification(method, params));
-  };
-  hooks.call = [this](const std::string& method, const Json& params, int timeout_ms,
-                      const std::atomic<bool>* cancelled) {
-    return CallClient(method, params, timeout_ms, cancelled);
-  };
-  hooks.log = [this](int type, const std::string& message) { Log(type, message); };
-  hooks.text = [this](const std::string& uri) -> std::shared_ptr<const std::string> {
-    std::atomic<bool> never{false};
-    std::shared_ptr<const Snapshot> snap = documents_->Get(uri, documents_->Generation(uri), &never);
-    return snap ? snap->text : nullptr;
-  };
-  WorkspaceService::Options wopts;
-  wopts.use_cache = options_.index_cache;
-  wopts.poll_seconds = options_.poll_seconds;
-  workspace_ = std::make_unique<WorkspaceService>(std::move(hooks), wopts);
+  Client* client = this;
+  workspace_ = std::make_unique<Workspace>(
+      client, Workspace::Options{options_.index_cache, options_.poll_seconds});
+  replay_jobs_ = std::make_unique<ReplayJobs>(client);
   BindMethods();
 }
 
-LspServer::~LspServer() {
+LspServer::~LspServer() { Stop(); }
+
+void LspServer::Stop() {
   StopClientCalls();
   workspace_->Shutdown();
+  replay_jobs_->Shutdown();
   documents_->Shutdown();
   request_pool_->Stop();
   parse_pool_->Stop();
 }
 
-void LspServer::AddRequestHandler(const std::string& method,
-                                  RequestHandler handler) {
-  requests_[method] = std::move(handler);
-}
-
 // ------------------------------------------------------------ the table --
 
 void LspServer::BindMethods() {
-  auto position_feature = [this](auto feature) {
-    return [this, feature](const Request& r) -> Reply {
-      TextDocumentPositionParams p;
-      std::string error;
-      if (!FromJson(r.params, &p, &error)) return InvalidParams(error);
-      return WithSnapshot(r, [&](const Snapshot& s) -> Reply { return feature(s, p.position); });
-    };
-  };
-  auto document_feature = [this](auto feature) {
-    return [this, feature](const Request& r) -> Reply {
-      if (r.uri.empty()) return InvalidParams("missing textDocument.uri");
-      return WithSnapshot(r, [&](const Snapshot& s) -> Reply { return feature(s); });
-    };
-  };
-  auto range_feature = [this](auto feature) {
-    return [this, feature](const Request& r) -> Reply {
-      RangeParams p;
-      std::string error;
-      if (!FromJson(r.params, &p, &error)) return InvalidParams(error);
-      return WithSnapshot(r, [&](const Snapshot& s) -> Reply { return feature(s, p.range); });
-    };
-  };
-  auto call_feature = [this](bool incoming) {
-    return [this, incoming](const Request& r) -> Reply {
-      CallHierarchyItem item;
-      std::string error;
-      if (!FromJson(r.params, &item, &error)) return InvalidParams(error);
-      Request scoped = r;
-      scoped.uri = item.uri;
-      return WithSnapshot(scoped, [&](const Snapshot& s) -> Reply {
-        Json out = Json::array();
-        for (const CallHierarchyCall& c :
-             incoming ? IncomingCalls(s, item) : OutgoingCalls(s, item)) {
-          out.push_back(ToJson(c, incoming));
-        }
-        return out;
-      });
-    };
-  };
-  // A computation this file does not define: look in the module's other dumps.
-  auto definition = position_feature([this](const Snapshot& s, Position p) {
-    Json found = ToJsonArray(Definition(s, p));
-    if (!found.empty() || s.text == nullptr) return found;
-    std::string word = WordAt(*s.text, s.ToOffset(p));
-    if (!word.empty() && word[0] != '%' && !std::isdigit(static_cast<unsigned char>(word[0]))) {
-      return workspace_->DefinitionElsewhere(s.uri, word);
-    }
-    return found;
+  table_.Request<InitializeParams>("initialize",
+                                   [this](const InitializeParams& p, const Request&) {
+                                     return Initialize(p);
+                                   });
+  table_.Request<NoParams>("shutdown", [this](const NoParams&, const Request&) -> Result<Null> {
+    shutdown_requested_ = true;
+    return Null{};
   });
+  BindDocumentFeatures();
+  BindWorkspaceFeatures();
+  BindNotifications();
+}
 
-  requests_ = {
-      {"initialize", [this](const Request& r) { return Initialize(r); }},
-      {"shutdown",
-       [this](const Request&) -> Reply {
-         shutdown_requested_ = true;
-         return Json(nullptr);
-       }},
-      {"textDocument/documentSymbol", document_feature([](const Snapshot& s) -> Reply {
-         return EncodeSymbols(DocumentSymbols(s));
-       })},
-      {"textDocument/definition", definition},
-      {"textDocument/declaration", definition},
-      {"textDocument/references",
-       [this](const Request& r) -> Reply {
-         ReferenceParams p;
-         std::string error;
-         if (!FromJson(r.params, &p, &error)) return InvalidParams(error);
-         return WithSnapshot(r, [&](const Snapshot& s) -> Reply {
-           return ToJsonArray(References(s, p.position, p.include_declaration));
-         });
-       }},
-      {"textDocument/documentHighlight",
-       position_feature([](const Snapshot& s, Position p) {
-         return ToJsonArray(DocumentHighlights(s, p));
-       })},
-      {"textDocument/hover", position_feature([](const Snapshot& s, Position p) {
-         std::optional<Hover> h = HoverAt(s, p);
-         return h ? ToJson(*h) : Json(nullptr);
-       })},
-      {"textDocument/inlayHint",
-       range_feature([this](const Snapshot& s, Range range) -> Reply {
-         if (!inlay_hints_) return Json::array();
-         return ToJsonArray(InlayHints(s, range));
-       })},
-      {"textDocument/foldingRange", document_feature([](const Snapshot& s) {
-         return ToJsonArray(FoldingRanges(s));
-       })},
-      {"textDocument/semanticTokens/full", document_feature([](const Snapshot& s) -> Reply {
-         return EncodeSemanticTokens(SemanticTokensFull(s));
-       })},
-      {"textDocument/semanticTokens/range",
-       range_feature([](const Snapshot& s, Range range) -> Reply {
-         return EncodeSemanticTokens(SemanticTokensRange(s, range));
-       })},
-      {"textDocument/documentLink", document_feature([](const Snapshot& s) {
-         return ToJsonArray(DocumentLinks(s));
-       })},
-      {"textDocument/prepareCallHierarchy",
-       position_feature([](const Snapshot& s, Position p) {
-         return ToJsonArray(PrepareCallHierarchy(s, p));
-       })},
-      {"callHierarchy/incomingCalls", call_feature(true)},
-      {"callHierarchy/outgoingCalls", call_feature(false)},
-      {"workspace/symbol",
-       [this](const Request& r) -> Reply { return workspace_->Symbols(r.params); }},
-      {"hlo/protoToText",
-       [this](const Request& r) -> Reply { return workspace_->ProtoToText(r.params); }},
-      {"hlo/moduleFiles",
-       [this](const Request& r) -> Reply { return workspace_->ModuleFilesRequest(r.params); }},
-      {"hlo/replayResult",
-       [this](const Request& r) -> Reply {
-         return workspace_->ReplayResultRequest(r.params, r.cancelled.get());
-       }},
-      {"workspace/executeCommand",
-       [this](const Request& r) -> Reply {
-         return workspace_->ExecuteCommand(r.params, r.cancelled.get());
-       }},
-      {"textDocument/codeAction",
-       [this](const Request& r) -> Reply { return workspace_->CodeActions(r.params); }},
-      {"textDocument/codeLens", document_feature([this](const Snapshot& s) -> Reply {
-         if (s.text == nullptr) return Json::array();
-         return workspace_->CodeLenses(s.uri, *s.text);
-       })},
+template <typename R, typename F>
+Result<R> LspServer::WithSnapshot(const Request& request, F feature) {
+  const std::atomic<bool>* cancelled = request.cancelled.get();
+  std::shared_ptr<const Snapshot> snap =
+      documents_->Get(request.uri, request.generation, cancelled);
+  if (cancelled->load()) return Cancelled();
+  if (snap == nullptr) return InvalidParams("document not open and not readable: " + request.uri);
+  auto modified = [&] {
+    return !snap->from_disk && documents_->Generation(request.uri) != snap->generation;
   };
+  const RpcError content_modified{ErrorCode::kContentModified, "content modified"};
+  if (modified()) return content_modified;
+  Result<R> result = feature(*snap);
+  if (cancelled->load()) return Cancelled();
+  if (modified()) return content_modified;
+  return result;
+}
 
-  notifications_ = {
-      {"initialized", [this](Json&) { workspace_->Initialized(); }},
-      {"workspace/didChangeWatchedFiles",
-       [this](Json& params) { workspace_->FilesChanged(params); }},
-      {"workspace/didChangeWorkspaceFolders",
-       [this](Json& params) { workspace_->FoldersChanged(params); }},
-      {"exit", [this](Json&) { exit_requested_ = true; }},
-      {"$/cancelRequest",
-       [this](Json& params) {
-         if (!params.is_object() || !params.contains("id")) return;
-         std::lock_guard<std::mutex> lock(pending_mutex_);
-         auto it = pending_.find(IdKey(params["id"]));
-         if (it != pending_.end()) *it->second = true;
-       }},
-      {"$/setTrace",
-       [this](Json& params) {
-         if (params.is_object() && params.contains("value") &&
-             params["value"].is_string()) {
-           std::string v = params["value"].get<std::string>();
-           trace_level_ = v == "verbose" ? 2 : v == "messages" ? 1 : 0;
-         }
-       }},
-      {"textDocument/didOpen",
-       [this](Json& params) {
-         DidOpenParams p;
-         std::string error;
-         // Take the (possibly 100 MB) text out of the message instead of copying it.
-         std::string text;
-         if (params.is_object() && params.contains("textDocument") &&
-             params["textDocument"].is_object()) {
-           Json& td = params["textDocument"];
-           if (td.contains("text") && td["text"].is_string()) {
-             text = std::move(td["text"].get_ref<std::string&>());
-             td["text"] = "";
-           }
-         }
-         if (!FromJson(params, &p, &error)) return Log(kWarning, "didOpen: " + error);
-         p.text = std::move(text);
-         if (p.text.size() >= (size_t{1} << 32) - 1) {
-           return Log(kError, "didOpen: document over 4 GiB ignored: " + p.uri);
-         }
-         documents_->Open(std::move(p));
-       }},
-      {"textDocument/didChange",
-       [this](Json& params) {
-         DidChangeParams p;
-         std::string error;
-         if (!FromJson(params, &p, &error)) return Log(kWarning, "didChange: " + error);
-         if (!documents_->Change(p)) Log(kWarning, "didChange for a closed document: " + p.uri);
-       }},
-      {"textDocument/didClose",
-       [this](Json& params) {
-         std::string uri, error;
-         if (!TextDocumentUri(params, &uri, &error)) return Log(kWarning, "didClose: " + error);
-         documents_->Close(uri);
-         Send(MakeNotification("textDocument/publishDiagnostics",
-                               ToJson(PublishDiagnosticsParams{uri, std::nullopt, {}})));
-       }},
-      {"textDocument/didSave", [](Json&) {}},
-      {"workspace/didChangeConfiguration",
-       [this](Json& params) {
-         if (!params.is_object() || !params.contains("settings")) return;
-         if (std::optional<bool> v = InlayHintSetting(params["settings"])) {
-           inlay_hints_ = *v;
-           if (inlay_refresh_support_) {
-             Send(MakeRequest(Json("hlo-lsp/" + std::to_string(next_server_request_++)),
-                              "workspace/inlayHint/refresh", nullptr));
-           }
-         }
-       }},
+void LspServer::BindDocumentFeatures() {
+  using Position = TextDocumentPositionParams;
+  table_.Request<TextDocumentParams>(
+      "textDocument/documentSymbol", [this](const TextDocumentParams&, const Request& r) {
+        return WithSnapshot<std::vector<DocumentSymbol>>(r, DocumentSymbols);
+      });
+  auto definition = [this](const Position& p, const Request& r) {
+    return WithSnapshot<std::vector<Location>>(r, [&](const Snapshot& s) {
+      return Definition(s, p.position, &workspace_->index());
+    });
   };
+  table_.Request<Position>("textDocument/definition", definition);
+  table_.Request<Position>("textDocument/declaration", definition);
+  table_.Request<ReferenceParams>(
+      "textDocument/references", [this](const ReferenceParams& p, const Request& r) {
+        return WithSnapshot<std::vector<Location>>(r, [&](const Snapshot& s) {
+          return References(s, p.position, p.include_declaration);
+        });
+      });
+  table_.Request<Position>("textDocument/documentHighlight",
+                           [this](const Position& p, const Request& r) {
+                             return WithSnapshot<std::vector<DocumentHighlight>>(
+                                 r, [&](const Snapshot& s) {
+                                   return DocumentHighlights(s, p.position);
+                                 });
+                           });
+  table_.Request<Position>("textDocument/hover", [this](const Position& p, const Request& r) {
+    return WithSnapshot<std::optional<Hover>>(
+        r, [&](const Snapshot& s) { return HoverAt(s, p.position); });
+  });
+  table_.Request<RangeParams>(
+      "textDocument/inlayHint", [this](const RangeParams& p, const Request& r) {
+        if (!inlay_hints_) return Result<std::vector<InlayHint>>();
+        return WithSnapshot<std::vector<InlayHint>>(
+            r, [&](const Snapshot& s) { return InlayHints(s, p.range); });
+      });
+  table_.Request<TextDocumentParams>("textDocument/foldingRange",
+                            [this](const TextDocumentParams&, const Request& r) {
+                              return WithSnapshot<std::vector<FoldingRange>>(r, FoldingRanges);
+                            });
+  table_.Request<TextDocumentParams>("textDocument/semanticTokens/full",
+                            [this](const TextDocumentParams&, const Request& r) {
+                              return WithSnapshot<SemanticTokens>(r, SemanticTokensFull);
+                            });
+  table_.Request<RangeParams>(
+      "textDocument/semanticTokens/range", [this](const RangeParams& p, const Request& r) {
+        return WithSnapshot<SemanticTokens>(
+            r, [&](const Snapshot& s) { return SemanticTokensRange(s, p.range); });
+      });
+  table_.Request<TextDocumentParams>("textDocument/documentLink",
+                            [this](const TextDocumentParams&, const Request& r) {
+                              return WithSnapshot<std::vector<DocumentLink>>(r, DocumentLinks);
+                            });
+  table_.Request<Position>("textDocument/prepareCallHierarchy",
+                           [this](const Position& p, const Request& r) {
+                             return WithSnapshot<std::vector<CallHierarchyItem>>(
+                                 r, [&](const Snapshot& s) {
+                                   return PrepareCallHierarchy(s, p.position);
+                                 });
+                           });
+  for (bool incoming : {true, false}) {
+    table_.Request<CallHierarchyItem>(
+        incoming ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls",
+        [this, incoming](const CallHierarchyItem& item, const Request& r) {
+          Request scoped = r;
+          scoped.uri = item.uri;
+          return WithSnapshot<CallHierarchyCalls>(scoped, [&](const Snapshot& s) {
+            return CallHierarchyCalls{incoming ? IncomingCalls(s, item) : OutgoingCalls(s, item),
+                                      incoming};
+          });
+        });
+  }
+  table_.Request<TextDocumentParams>("textDocument/codeLens", [this](const TextDocumentParams&, const Request& r) {
+    return WithSnapshot<std::vector<CodeLens>>(
+        r, [&](const Snapshot& s) { return CodeLenses(s, workspace_->index()); });
+  });
+  table_.Request<CodeActionParams>(
+      "textDocument/codeAction",
+      [](const CodeActionParams& p, const Request&) -> Result<std::vector<CodeAction>> {
+        return CodeActions(p);
+      });
+}
+
+void LspServer::BindWorkspaceFeatures() {
+  table_.Request<WorkspaceSymbolParams>(
+      "workspace/symbol", [this](const WorkspaceSymbolParams& p, const Request&) {
+        return WorkspaceSymbols(*workspace_, p);
+      });
+  table_.Request<UriParams>("hlo/protoToText", [](const UriParams& p, const Request&) {
+    return ProtoToText(p);
+  });
+  auto module_files = [this](const UriParams& p, const Request&) {
+    return ModuleFiles(workspace_->index(), p);
+  };
+  table_.Request<UriParams>("hlo/moduleFiles", module_files);
+  table_.Request<ReplayResultParams>(
+      "hlo/replayResult", [this](const ReplayResultParams& p, const Request& r) {
+        return replay_jobs_->Report(p, r.cancelled.get());
+      });
+
+  // workspace/executeCommand: the contract's commands, in its order.
+  table_.Command<UriParams>("hlo.convertToText", [this](const UriParams& p, const Request& r) {
+    return ConvertToText(*this, support_, p, r.cancelled.get());
+  });
+  table_.Command<UriParams>("hlo.exportProto", [this](const UriParams& p, const Request& r) {
+    return ExportProto(*this, support_, p, r.cancelled.get());
+  });
+  table_.Command<ReplayArgs>("hlo.replay", [this](const ReplayArgs& p, const Request&) {
+    return replay_jobs_->Start(p, /*compare=*/false);
+  });
+  table_.Command<ReplayArgs>("hlo.compare", [this](const ReplayArgs& p, const Request&) {
+    return replay_jobs_->Start(p, /*compare=*/true);
+  });
+  table_.Command<UriParams>("hlo.moduleFiles", module_files);
+  table_.Command<SearchArgs>("hlo.search", [this](const SearchArgs& p, const Request& r) {
+    return SearchSymbols(*workspace_, p, r.cancelled.get());
+  });
+}
+
+void LspServer::BindNotifications() {
+  table_.Notification<NoParams>("initialized", [this](NoParams&) { workspace_->Initialized(); });
+  table_.Notification<DidChangeWatchedFilesParams>(
+      "workspace/didChangeWatchedFiles",
+      [this](DidChangeWatchedFilesParams& p) { workspace_->FilesChanged(Paths(p.uris)); });
+  table_.Notification<WorkspaceFoldersChangeParams>(
+      "workspace/didChangeWorkspaceFolders", [this](WorkspaceFoldersChangeParams& p) {
+        workspace_->FoldersChanged(Paths(p.added), Paths(p.removed));
+      });
+  table_.Notification<NoParams>("exit", [this](NoParams&) { exit_requested_ = true; });
+  table_.Notification<CancelParams>("$/cancelRequest", [this](CancelParams& p) {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    auto it = pending_.find(p.id.Key());
+    if (it != pending_.end()) *it->second = true;
+  });
+  table_.Notification<SetTraceParams>("$/setTrace", [this](SetTraceParams& p) {
+    if (!p.value.empty()) trace_level_ = TraceLevel(p.value);
+  });
+  table_.Notification<DidOpenParams>("textDocument/didOpen", [this](DidOpenParams& p) {
+    if (p.text.size() >= (size_t{1} << 32) - 1) {
+      return Log(LogType::kError, "didOpen: document over 4 GiB ignored: " + p.uri);
+    }
+    documents_->Open(std::move(p));
+  });
+  table_.Notification<DidChangeParams>("textDocument/didChange", [this](DidChangeParams& p) {
+    if (!documents_->Change(p)) Log(LogType::kWarning, "didChange for a closed document: " + p.uri);
+  });
+  table_.Notification<DidCloseParams>("textDocument/didClose", [this](DidCloseParams& p) {
+    documents_->Close(p.uri);
+    Send(EncodeNotification("textDocument/publishDiagnostics",
+                            PublishDiagnosticsParams{p.uri, std::nullopt, {}}));
+  });
+  table_.Notification<NoParams>("textDocument/didSave", [](NoParams&) {});
+  table_.Notification<ConfigurationParams>(
+      "workspace/didChangeConfiguration", [this](ConfigurationParams& p) {
+        if (!p.inlay_hints) return;
+        inlay_hints_ = *p.inlay_hints;
+        if (inlay_refresh_support_) {
+          Send(EncodeRequest(NextServerRequestId(), "workspace/inlayHint/refresh", Null{}));
+        }
+      });
 }
 
 // ------------------------------------------------------------ lifecycle --
 
-LspServer::Reply LspServer::Initialize(const Request& request) {
+Result<InitializeResult> LspServer::Initialize(const InitializeParams& p) {
   if (initialized_) return RpcError{ErrorCode::kInvalidRequest, "already initialized"};
-  InitializeParams p;
-  std::string error;
-  if (!FromJson(request.params, &p, &error)) return InvalidParams(error);
-  hlo::ColumnUnit unit = hlo::ColumnUnit::kUtf16CodeUnits;
-  if (std::find(p.position_encodings.begin(), p.position_encodings.end(), "utf-8") !=
-      p.position_encodings.end()) {
-    unit = hlo::ColumnUnit::kUtf8Bytes;
-  }
-  documents_->set_unit(unit);
-  trace_level_ = p.trace == "verbose" ? 2 : p.trace == "messages" ? 1 : 0;
+  const bool utf8 = std::find(p.position_encodings.begin(), p.position_encodings.end(),
+                              "utf-8") != p.position_encodings.end();
+  documents_->set_unit(utf8 ? hlo::ColumnUnit::kUtf8Bytes : hlo::ColumnUnit::kUtf16CodeUnits);
+  trace_level_ = TraceLevel(p.trace);
   if (p.inlay_hints) inlay_hints_ = *p.inlay_hints;
-  // Read with find(): a const operator[] on a missing key is undefined.
-  bool refresh = false;
-  if (auto caps = request.params.find("capabilities");
-      caps != request.params.end() && caps->is_object()) {
-    if (auto ws = caps->find("workspace"); ws != caps->end() && ws->is_object()) {
-      if (auto ih = ws->find("inlayHint"); ih != ws->end() && ih->is_object()) {
-        auto rs = ih->find("refreshSupport");
-        refresh = rs != ih->end() && rs->is_boolean() && rs->get<bool>();
-      }
-    }
+  inlay_refresh_support_ = p.inlay_refresh_support;
+
+  std::vector<std::filesystem::path> folders;
+  for (const std::string& path : Paths(p.workspace_folders)) {
+    if (!path.empty()) folders.emplace_back(path);
   }
-  inlay_refresh_support_ = refresh;
-  workspace_->Initialize(request.params);
+  if (folders.empty()) {
+    std::string path = UriToPath(p.root_uri);
+    if (path.empty()) path = p.root_path;
+    if (!path.empty()) folders.emplace_back(path);
+  }
+  support_ = ClientSupport{.utf16 = !utf8,
+                           .progress = p.progress_support,
+                           .watch_files = p.watch_support,
+                           .show_document = p.show_document_support,
+                           .show_message = p.show_message_support};
+  workspace_->Initialize(std::move(folders), support_);
   initialized_ = true;
-  return Json{{"capabilities", Capabilities(unit)},
-              {"serverInfo", {{"name", "hlo-lsp"}, {"version", "0.1.0"}}}};
+  return InitializeResult{utf8, table_.command_names(), Strings(SemanticTokenTypes()),
+                          Strings(SemanticTokenModifiers()), HLO_LSP_VERSION};
 }
 
 int LspServer::Run() {
@@ -347,77 +298,41 @@ int LspServer::Run() {
   while (!exit_requested_) {
     ReadResult r = transport_->Read(&body);
     if (r == ReadResult::kEof) {
-      Log(kInfo, "input closed");
+      Log(LogType::kInfo, "input closed");
       break;
     }
     if (r == ReadResult::kBadHeader) {
-      Log(kWarning, "message without a valid Content-Length skipped");
-      Send(MakeError(nullptr, ErrorCode::kParseError, "bad message header"));
+      Log(LogType::kWarning, "message without a valid Content-Length skipped");
+      Send(MakeErrorReply(RequestId(), {ErrorCode::kParseError, "bad message header"}));
       continue;
     }
-    Json json = ParseBody(body);
-    if (json.is_discarded()) {
-      Send(MakeError(nullptr, ErrorCode::kParseError, "invalid JSON"));
+    bool parse_error = false;
+    IncomingMessage message = DecodeMessage(body, &parse_error);
+    if (parse_error) {
+      Send(MakeErrorReply(RequestId(), {ErrorCode::kParseError, "invalid JSON"}));
       continue;
     }
-    Dispatch(ClassifyMessage(std::move(json)));
+    Dispatch(std::move(message));
   }
-  StopClientCalls();
-  workspace_->Shutdown();
-  documents_->Shutdown();
-  request_pool_->Stop();
-  parse_pool_->Stop();
+  Stop();
   return shutdown_requested_ ? 0 : 1;
-}
-
-Json LspServer::ParseBody(const std::string& body) {
-  // A big didOpen: decode its text apart, then parse the small rest.
-  constexpr size_t kLargeBody = size_t{1} << 20;
-  if (body.size() >= kLargeBody) {
-    std::string rest, text;
-    if (ExtractStringField(body, "text", &rest, &text)) {
-      Json json = Json::parse(rest, nullptr, false);
-      if (!json.is_discarded() && json.is_object() &&
-          json.value("method", "") == "textDocument/didOpen") {
-        auto params = json.find("params");
-        if (params != json.end() && params->is_object()) {
-          auto td = params->find("textDocument");
-          if (td != params->end() && td->is_object()) {
-            auto t = td->find("text");
-            if (t != td->end() && t->is_string() && t->get_ref<const std::string&>().empty()) {
-              *t = std::move(text);
-              return json;
-            }
-          }
-        }
-      }
-    }
-  }
-  return Json::parse(body, nullptr, /*allow_exceptions=*/false);
 }
 
 void LspServer::Dispatch(IncomingMessage message) {
   switch (message.kind) {
     case MessageKind::kInvalid:
-      Send(MakeError(message.id, ErrorCode::kInvalidRequest, message.invalid_reason));
+      Send(MakeErrorReply(RequestId(message.id),
+                          {ErrorCode::kInvalidRequest, message.invalid_reason}));
       return;
     case MessageKind::kResponse:
-      ReplyFromClient(message);
+      ReplyFromClient(std::move(message));
       return;
-    case MessageKind::kNotification: {
+    case MessageKind::kNotification:
       if (!initialized_ && message.method != "exit") return;
-      auto it = notifications_.find(message.method);
-      if (it == notifications_.end()) {
-        if (trace_level_ >= 2) Log(kLog, "ignored notification " + message.method);
-        return;
-      }
-      try {
-        it->second(message.params);
-      } catch (const std::exception& e) {  // a JSON type mismatch, at worst
-        Log(kError, message.method + ": " + e.what());
+      if (!table_.Notify(message.method, message.params) && trace_level_ >= 2) {
+        Log(LogType::kLog, "ignored notification " + message.method);
       }
       return;
-    }
     case MessageKind::kRequest:
       HandleRequest(std::move(message));
       return;
@@ -425,118 +340,95 @@ void LspServer::Dispatch(IncomingMessage message) {
 }
 
 void LspServer::HandleRequest(IncomingMessage message) {
+  RequestId id(message.id);
   if (!initialized_ && message.method != "initialize") {
-    Send(MakeError(message.id, ErrorCode::kServerNotInitialized, "server not initialized"));
+    Send(MakeErrorReply(id, {ErrorCode::kServerNotInitialized, "server not initialized"}));
     return;
   }
   if (shutdown_requested_) {
-    Send(MakeError(message.id, ErrorCode::kInvalidRequest, "server is shutting down"));
+    Send(MakeErrorReply(id, {ErrorCode::kInvalidRequest, "server is shutting down"}));
     return;
   }
-  auto it = requests_.find(message.method);
-  if (it == requests_.end()) {
-    Send(MakeError(message.id, ErrorCode::kMethodNotFound,
-                   "method not found: " + message.method));
+  if (!table_.HasRequest(message.method)) {
+    Send(MakeErrorReply(id, {ErrorCode::kMethodNotFound, "method not found: " + message.method}));
     return;
   }
   Request request;
-  request.id = std::move(message.id);
-  request.method = std::move(message.method);
-  request.params = message.params.is_null() ? Json::object() : std::move(message.params);
-  std::string error;
-  if (TextDocumentUri(request.params, &request.uri, &error)) {
-    request.generation = documents_->Generation(request.uri);
-  }
+  request.id = id;
+  request.method = message.method;
+  request.uri = DocumentUriOf(message.params);
+  if (!request.uri.empty()) request.generation = documents_->Generation(request.uri);
   request.cancelled = std::make_shared<std::atomic<bool>>(false);
-  if (trace_level_ >= 2) Log(kLog, "request " + request.method + " " + request.id.dump());
+  if (trace_level_ >= 2) Log(LogType::kLog, "request " + request.method + " " + id.Key());
   // Lifecycle requests run in order on this thread.
   if (request.method == "initialize" || request.method == "shutdown") {
-    RunRequest(request, it->second);
+    RunRequest(request, message);
     return;
   }
   {
     std::lock_guard<std::mutex> lock(pending_mutex_);
-    pending_[IdKey(request.id)] = request.cancelled;
+    pending_[id.Key()] = request.cancelled;
   }
-  const RequestHandler* handler = &it->second;
-  request_pool_->Submit([this, request = std::move(request), handler] {
-    RunRequest(request, *handler);
-  });
+  request_pool_->Submit(
+      [this, request = std::move(request), message = std::move(message)]() mutable {
+        RunRequest(request, message);
+      });
 }
 
-void LspServer::RunRequest(const Request& request, const RequestHandler& handler) {
-  Reply reply;
-  if (request.cancelled->load()) {
-    reply = RpcError{ErrorCode::kRequestCancelled, "cancelled"};
-  } else {
-    try {
-      reply = handler(request);
-    } catch (const std::exception& e) {
-      reply = RpcError{ErrorCode::kInternalError, e.what()};
-    }
-  }
+void LspServer::RunRequest(const Request& request, IncomingMessage& message) {
+  std::string reply = request.cancelled->load()
+                          ? MakeErrorReply(request.id, Cancelled())
+                          : table_.Call(request.method, request.id, message.params, request);
   {
     std::lock_guard<std::mutex> lock(pending_mutex_);
-    pending_.erase(IdKey(request.id));
+    pending_.erase(request.id.Key());
   }
-  if (const RpcError* e = std::get_if<RpcError>(&reply)) {
-    Send(MakeError(request.id, e->code, e->message));
-  } else if (const RawJson* raw = std::get_if<RawJson>(&reply)) {
-    Send(MakeRawResult(request.id, *raw));
-  } else {
-    Send(MakeResult(request.id, std::get<Json>(reply)));
-  }
-}
-
-LspServer::Reply LspServer::WithSnapshot(
-    const Request& request, const std::function<Reply(const Snapshot&)>& feature) {
-  const std::atomic<bool>* cancelled = request.cancelled.get();
-  std::shared_ptr<const Snapshot> snap =
-      documents_->Get(request.uri, request.generation, cancelled);
-  if (cancelled->load()) return RpcError{ErrorCode::kRequestCancelled, "cancelled"};
-  if (snap == nullptr) {
-    return InvalidParams("document not open and not readable: " + request.uri);
-  }
-  auto modified = [&] {
-    return !snap->from_disk && documents_->Generation(request.uri) != snap->generation;
-  };
-  if (modified()) return RpcError{ErrorCode::kContentModified, "content modified"};
-  Reply result = feature(*snap);
-  if (cancelled->load()) return RpcError{ErrorCode::kRequestCancelled, "cancelled"};
-  if (modified()) return RpcError{ErrorCode::kContentModified, "content modified"};
-  return result;
+  Send(reply);
 }
 
 // ------------------------------------------------- requests to the client --
 
-std::optional<Json> LspServer::CallClient(const std::string& method, const Json& params,
-                                          int timeout_ms, const std::atomic<bool>* cancelled) {
-  Json id("hlo-lsp/" + std::to_string(next_server_request_++));
+RequestId LspServer::NextServerRequestId() {
+  return RequestId::Named("hlo-lsp/" + std::to_string(next_server_request_++));
+}
+
+template <typename R, typename P>
+std::optional<R> LspServer::CallClient(const std::string& method, const P& params,
+                                       int timeout_ms, const std::atomic<bool>* cancelled) {
+  RequestId id = NextServerRequestId();
+  std::optional<IncomingMessage> reply =
+      AwaitReply(id, EncodeRequest(id, method, params), timeout_ms, cancelled);
+  if (!reply) return std::nullopt;
+  return DecodeReply<R>(*reply);
+}
+
+std::optional<IncomingMessage> LspServer::AwaitReply(const RequestId& id, const std::string& body,
+                                                     int timeout_ms,
+                                                     const std::atomic<bool>* cancelled) {
   auto call = std::make_shared<ClientCall>();
   {
     std::lock_guard<std::mutex> lock(client_calls_mutex_);
     if (client_calls_closed_) return std::nullopt;
-    client_calls_[IdKey(id)] = call;
+    client_calls_[id.Key()] = call;
   }
-  Send(MakeRequest(id, method, params));
+  Send(body);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(client_calls_mutex_);
   while (!call->done && !client_calls_closed_ && std::chrono::steady_clock::now() < deadline &&
          !(cancelled && cancelled->load())) {
     client_calls_cv_.wait_for(lock, std::chrono::milliseconds(100));
   }
-  client_calls_.erase(IdKey(id));
-  if (!call->done || !call->ok) return std::nullopt;
-  return std::move(call->result);
+  client_calls_.erase(id.Key());
+  if (!call->done) return std::nullopt;
+  return std::move(call->reply);
 }
 
-void LspServer::ReplyFromClient(const IncomingMessage& message) {
+void LspServer::ReplyFromClient(IncomingMessage message) {
   std::lock_guard<std::mutex> lock(client_calls_mutex_);
-  auto it = client_calls_.find(IdKey(message.id));
+  auto it = client_calls_.find(RequestId(message.id).Key());
   if (it == client_calls_.end()) return;  // inlay refresh, or given up on
   it->second->done = true;
-  it->second->ok = message.error.is_null();
-  it->second->result = message.params;
+  it->second->reply = std::move(message);
   client_calls_cv_.notify_all();
 }
 
@@ -546,25 +438,60 @@ void LspServer::StopClientCalls() {
   client_calls_cv_.notify_all();
 }
 
+// ------------------------------------------------------- the Client face --
+
+void LspServer::Log(LogType type, const std::string& message) {
+  static const char* kNames[] = {"", "error", "warning", "info", "log"};
+  std::fprintf(stderr, "hlo-lsp %s: %s\n", kNames[static_cast<int>(type)], message.c_str());
+  const int level = trace_level_;
+  const bool send = type <= LogType::kWarning || (type == LogType::kInfo && level >= 1) ||
+                    (type == LogType::kLog && level >= 2);
+  if (send && initialized_) {
+    Send(EncodeNotification("window/logMessage",
+                            LogMessageParams{static_cast<int>(type), message}));
+  }
+}
+
+void LspServer::Progress(const ProgressParams& params) {
+  Send(EncodeNotification("$/progress", params));
+}
+
+bool LspServer::CreateProgress(const std::string& token) {
+  return CallClient<AnyResult>("window/workDoneProgress/create",
+                               WorkDoneProgressCreateParams{token}, kClientCallTimeoutMs, nullptr)
+      .has_value();
+}
+
+bool LspServer::RegisterFileWatchers(const FileWatcherRegistration& registration) {
+  return CallClient<AnyResult>("client/registerCapability", registration, kClientCallTimeoutMs,
+                               nullptr)
+      .has_value();
+}
+
+std::optional<MessageActionResult> LspServer::AskUser(const ShowMessageRequestParams& params,
+                                                      int timeout_ms,
+                                                      const std::atomic<bool>* cancelled) {
+  return CallClient<MessageActionResult>("window/showMessageRequest", params, timeout_ms,
+                                         cancelled);
+}
+
+void LspServer::ShowDocument(const ShowDocumentParams& params) {
+  CallClient<AnyResult>("window/showDocument", params, kClientCallTimeoutMs, nullptr);
+}
+
+std::shared_ptr<const std::string> LspServer::DocumentText(const std::string& uri) {
+  std::atomic<bool> never{false};
+  std::shared_ptr<const Snapshot> snap = documents_->Get(uri, documents_->Generation(uri), &never);
+  return snap ? snap->text : nullptr;
+}
+
 // -------------------------------------------------------------- output --
 
 void LspServer::Send(const std::string& body) { transport_->Write(body); }
 
-void LspServer::Log(int type, const std::string& message) {
-  static const char* kNames[] = {"", "error", "warning", "info", "log"};
-  std::fprintf(stderr, "hlo-lsp %s: %s\n", kNames[type], message.c_str());
-  int level = trace_level_;
-  bool send = type <= kWarning || (type == kInfo && level >= 1) ||
-              (type == kLog && level >= 2);
-  if (send && initialized_) {
-    Send(MakeNotification("window/logMessage", Json{{"type", type}, {"message", message}}));
-  }
-}
-
 void LspServer::PublishDiagnostics(const Snapshot& snap) {
-  Send(MakeNotification(
-      "textDocument/publishDiagnostics",
-      ToJson(PublishDiagnosticsParams{snap.uri, snap.version, Diagnostics(snap)})));
+  Send(EncodeNotification("textDocument/publishDiagnostics",
+                          PublishDiagnosticsParams{snap.uri, snap.version, Diagnostics(snap)}));
 }
 
 }  // namespace hlo_lsp

@@ -1,22 +1,24 @@
 // The language server: reads JSON-RPC messages from the transport, runs
 // lifecycle and text-sync notifications in order on the reader thread, and
 // runs requests in a worker pool against parsed snapshots. One table in
-// lsp_server.cc binds every method name to its handler; the capabilities
-// sit beside it.
+// lsp_server.cc binds every method to its typed handler (binder.h); the
+// capabilities sit beside their encoding in protocol_workspace.cc. It is
+// also the workspace features' typed channel to the editor (client.h).
 #ifndef HLO_LSP_SERVER_LSP_SERVER_H_
 #define HLO_LSP_SERVER_LSP_SERVER_H_
 
 #include <atomic>
 #include <condition_variable>
-#include <optional>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
-#include <variant>
 
+#include "server/binder.h"
+#include "server/client.h"
 #include "server/documents.h"
+#include "server/features/replay_jobs.h"
 #include "server/json_rpc.h"
 #include "server/thread_pool.h"
 #include "server/transport.h"
@@ -24,7 +26,7 @@
 
 namespace hlo_lsp {
 
-class LspServer {
+class LspServer : private Client {
  public:
   struct Options {
     int request_threads = 0;  // 0: from the hardware, 2..4
@@ -33,61 +35,71 @@ class LspServer {
     int poll_seconds = 10;    // re-stat period when the client cannot watch files
   };
 
-  // An incoming request as a handler sees it.
-  struct Request {
-    Json id;
-    std::string method;
-    Json params;
-    std::string uri;          // params.textDocument.uri, when present
-    uint64_t generation = 0;  // the document's edit counter on arrival
-    std::shared_ptr<std::atomic<bool>> cancelled;
-  };
-  using Reply = std::variant<Json, RawJson, RpcError>;
-  using RequestHandler = std::function<Reply(const Request&)>;
-
   LspServer(Transport* transport, Options options);
-  ~LspServer();
+  ~LspServer() override;
 
   // Serves until `exit` or end of input. Returns the process exit code:
   // 0 after shutdown, 1 otherwise.
   int Run();
 
-  // Lets other parts (commands, custom requests) add methods before Run.
-  void AddRequestHandler(const std::string& method, RequestHandler handler);
-
  private:
-  using NotificationHandler = std::function<void(Json& params)>;  // may move from params
+  // An incoming request as a handler sees it, besides its params.
+  struct Request {
+    RequestId id;
+    std::string method;
+    std::string uri;          // params.textDocument.uri, when present
+    uint64_t generation = 0;  // the document's edit counter on arrival
+    std::shared_ptr<std::atomic<bool>> cancelled;
+  };
 
   void BindMethods();
-  static Json ParseBody(const std::string& body);
+  void BindDocumentFeatures();
+  void BindWorkspaceFeatures();
+  void BindNotifications();
   void Dispatch(IncomingMessage message);
   void HandleRequest(IncomingMessage message);
-  void RunRequest(const Request& request, const RequestHandler& handler);
+  void RunRequest(const Request& request, IncomingMessage& message);
+  void Stop();
   void Send(const std::string& body);
-  void Log(int type, const std::string& message);  // LSP MessageType 1..4
   void PublishDiagnostics(const Snapshot& snap);
-  // Sends a request to the client and waits for its reply: the result, or
-  // nullopt on an error reply, timeout, cancellation or end of input.
-  std::optional<Json> CallClient(const std::string& method, const Json& params,
-                                 int timeout_ms, const std::atomic<bool>* cancelled);
-  void ReplyFromClient(const IncomingMessage& message);
+  Result<InitializeResult> Initialize(const InitializeParams& params);
+
+  // Runs `feature` on the request's document snapshot, with the
+  // cancellation and content-modified rules applied around it.
+  template <typename R, typename F>
+  Result<R> WithSnapshot(const Request& request, F feature);
+
+  // Sends a request to the client and waits for its reply: nullopt on an
+  // error reply, timeout, cancellation or end of input.
+  template <typename R, typename P>
+  std::optional<R> CallClient(const std::string& method, const P& params, int timeout_ms,
+                              const std::atomic<bool>* cancelled);
+  std::optional<IncomingMessage> AwaitReply(const RequestId& id, const std::string& body,
+                                            int timeout_ms, const std::atomic<bool>* cancelled);
+  RequestId NextServerRequestId();
+  void ReplyFromClient(IncomingMessage message);
   void StopClientCalls();
 
-  Reply Initialize(const Request& request);
-  // Runs `feature` on the document's snapshot, with the cancellation and
-  // content-modified rules applied around it.
-  Reply WithSnapshot(const Request& request,
-                     const std::function<Reply(const Snapshot&)>& feature);
+  // Client (client.h): what workspace features ask of the editor.
+  void Log(LogType type, const std::string& message) override;
+  void Progress(const ProgressParams& params) override;
+  bool CreateProgress(const std::string& token) override;
+  bool RegisterFileWatchers(const FileWatcherRegistration& registration) override;
+  std::optional<MessageActionResult> AskUser(const ShowMessageRequestParams& params,
+                                             int timeout_ms,
+                                             const std::atomic<bool>* cancelled) override;
+  void ShowDocument(const ShowDocumentParams& params) override;
+  std::shared_ptr<const std::string> DocumentText(const std::string& uri) override;
 
   Transport* transport_;
   Options options_;
   std::unique_ptr<ThreadPool> parse_pool_;
   std::unique_ptr<ThreadPool> request_pool_;
   std::unique_ptr<DocumentStore> documents_;
-  std::unique_ptr<WorkspaceService> workspace_;
-
-  std::map<std::string, RequestHandler> requests_;
-  std::map<std::string, NotificationHandler> notifications_;
+  std::unique_ptr<Workspace> workspace_;
+  std::unique_ptr<ReplayJobs> replay_jobs_;
+  MethodTable<Request> table_;
+  ClientSupport support_;
 
   std::atomic<bool> initialized_{false};
   std::atomic<bool> shutdown_requested_{false};
@@ -98,17 +110,16 @@ class LspServer {
   std::atomic<int64_t> next_server_request_{1};
 
   std::mutex pending_mutex_;
-  std::map<std::string, std::shared_ptr<std::atomic<bool>>> pending_;
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> pending_;  // by id key
 
   struct ClientCall {
     bool done = false;
-    bool ok = false;
-    Json result;
+    std::optional<IncomingMessage> reply;
   };
   std::mutex client_calls_mutex_;
   std::condition_variable client_calls_cv_;
   bool client_calls_closed_ = false;
-  std::map<std::string, std::shared_ptr<ClientCall>> client_calls_;  // by id
+  std::map<std::string, std::shared_ptr<ClientCall>> client_calls_;  // by id key
 };
 
 }  // namespace hlo_lsp

@@ -3,13 +3,28 @@
 #include <limits>
 
 namespace hlo_lsp {
-namespace {
 
 const Json* Member(const Json& j, const char* key) {
   if (!j.is_object()) return nullptr;
   auto it = j.find(key);
   return it == j.end() ? nullptr : &*it;
 }
+
+std::string StringMember(const Json& j, const char* key) {
+  const Json* m = Member(j, key);
+  return m != nullptr && m->is_string() ? m->get<std::string>() : std::string();
+}
+
+bool BoolPath(const Json& j, std::initializer_list<const char*> keys) {
+  const Json* cur = &j;
+  for (const char* k : keys) {
+    cur = Member(*cur, k);
+    if (cur == nullptr) return false;
+  }
+  return cur->is_boolean() && cur->get<bool>();
+}
+
+namespace {
 
 bool GetString(const Json& j, const char* key, std::string* out,
                std::string* error) {
@@ -88,6 +103,10 @@ bool TextDocumentUri(const Json& params, std::string* uri, std::string* error) {
   return GetString(*td, "uri", uri, error);
 }
 
+bool FromJson(const Json& j, TextDocumentParams* out, std::string* error) {
+  return TextDocumentUri(j, &out->uri, error);
+}
+
 bool FromJson(const Json& j, TextDocumentPositionParams* out,
               std::string* error) {
   const Json* pos = Member(j, "position");
@@ -137,6 +156,20 @@ bool FromJson(const Json& j, DidOpenParams* out, std::string* error) {
   GetString(*td, "languageId", &out->language_id, error);
   GetInt64(*td, "version", &out->version);
   error->clear();
+  return true;
+}
+
+bool FromJson(Json& j, DidOpenParams* out, std::string* error) {
+  std::string text;
+  if (j.is_object() && j.contains("textDocument") && j["textDocument"].is_object()) {
+    Json& td = j["textDocument"];
+    if (td.contains("text") && td["text"].is_string()) {
+      text = std::move(td["text"].get_ref<std::string&>());
+      td["text"] = "";
+    }
+  }
+  if (!FromJson(static_cast<const Json&>(j), out, error)) return false;
+  out->text = std::move(text);
   return true;
 }
 
@@ -228,6 +261,22 @@ bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
   if (const Json* opts = Member(j, "initializationOptions")) {
     out->inlay_hints = InlayHintSetting(*opts);
   }
+  if (const Json* folders = Member(j, "workspaceFolders"); folders != nullptr && folders->is_array()) {
+    for (const Json& f : *folders) {
+      std::string uri = StringMember(f, "uri");
+      if (!uri.empty()) out->workspace_folders.push_back(std::move(uri));
+    }
+  }
+  out->root_uri = StringMember(j, "rootUri");
+  out->root_path = StringMember(j, "rootPath");
+  if (const Json* caps = Member(j, "capabilities")) {
+    out->inlay_refresh_support = BoolPath(*caps, {"workspace", "inlayHint", "refreshSupport"});
+    out->progress_support = BoolPath(*caps, {"window", "workDoneProgress"});
+    out->watch_support =
+        BoolPath(*caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+    out->show_document_support = BoolPath(*caps, {"window", "showDocument", "support"});
+    out->show_message_support = Member(*caps, "window") != nullptr;
+  }
   return true;
 }
 
@@ -308,6 +357,12 @@ Json ToJson(const CallHierarchyItem& i) {
 Json ToJson(const CallHierarchyCall& c, bool incoming) {
   return Json{{incoming ? "from" : "to", ToJson(c.item)},
               {"fromRanges", ToJsonArray(c.from_ranges)}};
+}
+
+Json ToJson(const CallHierarchyCalls& c) {
+  Json out = Json::array();
+  for (const CallHierarchyCall& call : c.calls) out.push_back(ToJson(call, c.incoming));
+  return out;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #define HLO_LSP_SERVER_PROTOCOL_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct Range {
 struct Location {
   std::string uri;
   Range range;
+};
+
+struct TextDocumentParams {
+  std::string uri;
 };
 
 struct TextDocumentPositionParams {
@@ -140,6 +145,12 @@ struct CallHierarchyCall {  // incoming: `item` is the caller; outgoing: callee
   std::vector<Range> from_ranges;
 };
 
+// The answer of callHierarchy/incomingCalls or outgoingCalls.
+struct CallHierarchyCalls {
+  std::vector<CallHierarchyCall> calls;
+  bool incoming = true;
+};
+
 struct SemanticTokens {
   std::vector<uint32_t> data;  // LSP's relative 5-tuples
 };
@@ -148,19 +159,31 @@ struct SemanticTokens {
 struct InitializeParams {
   std::vector<std::string> position_encodings;
   bool hierarchical_symbols = true;
-  std::string trace = "off";  // off | messages | verbose
+  std::string trace = "off";        // off | messages | verbose
   std::optional<bool> inlay_hints;  // initializationOptions.inlayHints
+  std::vector<std::string> workspace_folders;  // their URIs
+  std::string root_uri;
+  std::string root_path;
+  // Client capabilities the server acts on.
+  bool inlay_refresh_support = false;  // workspace.inlayHint.refreshSupport
+  bool progress_support = false;       // window.workDoneProgress
+  bool watch_support = false;  // workspace.didChangeWatchedFiles.dynamicRegistration
+  bool show_document_support = false;  // window.showDocument.support
+  bool show_message_support = false;   // any window capabilities
 };
 
 // ------------------------------------------------------------- decoding --
-// Each returns false (with *error set) when the JSON does not fit; never
-// throws.
+// Each returns false (with *error set, naming the field) when the JSON does
+// not fit; never throws.
 bool FromJson(const Json& j, Position* out, std::string* error);
 bool FromJson(const Json& j, Range* out, std::string* error);
+bool FromJson(const Json& j, TextDocumentParams* out, std::string* error);
 bool FromJson(const Json& j, TextDocumentPositionParams* out, std::string* error);
 bool FromJson(const Json& j, ReferenceParams* out, std::string* error);
 bool FromJson(const Json& j, RangeParams* out, std::string* error);
 bool FromJson(const Json& j, DidOpenParams* out, std::string* error);
+// The same, taking the (possibly 100 MB) text out of `j` instead of copying.
+bool FromJson(Json& j, DidOpenParams* out, std::string* error);
 bool FromJson(const Json& j, DidChangeParams* out, std::string* error);
 bool FromJson(const Json& j, CallHierarchyItem* out, std::string* error);
 bool FromJson(const Json& j, InitializeParams* out, std::string* error);
@@ -169,6 +192,12 @@ bool TextDocumentUri(const Json& params, std::string* uri, std::string* error);
 // inlayHints setting from initializationOptions or didChangeConfiguration
 // settings ({"hlo": {"inlayHints": bool}} or {"inlayHints": bool}).
 std::optional<bool> InlayHintSetting(const Json& settings);
+// Members of an object, absent when `j` is not an object or lacks `key`.
+const Json* Member(const Json& j, const char* key);
+// The string at `key`; empty when absent or not a string.
+std::string StringMember(const Json& j, const char* key);
+// True when the path of keys leads to `true`.
+bool BoolPath(const Json& j, std::initializer_list<const char*> keys);
 
 // ------------------------------------------------------------- encoding --
 Json ToJson(const Position& p);
@@ -185,6 +214,7 @@ Json ToJson(const DocumentLink& l);
 Json ToJson(const CallHierarchyItem& i);
 Json ToJson(const SemanticTokens& t);
 Json ToJson(const CallHierarchyCall& c, bool incoming);
+Json ToJson(const CallHierarchyCalls& c);
 
 // Large replies, serialized without building a JSON DOM.
 RawJson EncodeSymbols(const std::vector<DocumentSymbol>& symbols);

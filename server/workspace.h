@@ -1,91 +1,61 @@
-// Workspace-wide features: the symbol index of the client's folders
-// (workspace/symbol, module files, go-to-definition across a module's
-// dumps), file conversion, replay jobs, commands, code actions and lenses.
-// Talks to the client only through the hooks it is given, so that it owns
-// no transport and can be tested apart.
+// The workspace: the symbol index of the client's folders and its
+// lifecycle. Indexes the folders on a thread of its own after `initialized`
+// (with work-done progress when the client shows it), then keeps the index
+// current from file events, folder changes, or a re-stat on a timer when
+// the client cannot watch files. Workspace features (features/) read the
+// index; this file holds no feature.
 #ifndef HLO_LSP_SERVER_WORKSPACE_H_
 #define HLO_LSP_SERVER_WORKSPACE_H_
 
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
-#include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
-#include <variant>
+#include <utility>
 #include <vector>
 
 #include "hlo/index/workspace_index.h"
-#include "server/json_rpc.h"
+#include "server/client.h"
 
 namespace hlo_lsp {
 
-// The contract's command names (contracts.md, "The editor protocol").
-const std::vector<std::string>& WorkspaceCommands();
-
-class WorkspaceService {
+class Workspace {
  public:
-  using Reply = std::variant<Json, RawJson, RpcError>;
-  struct Hooks {
-    std::function<void(const std::string& method, const Json& params)> notify;
-    // A request to the client; nullopt on an error reply or timeout.
-    std::function<std::optional<Json>(const std::string& method, const Json& params,
-                                      int timeout_ms, const std::atomic<bool>* cancelled)>
-        call;
-    std::function<void(int type, const std::string& message)> log;
-    // The current text of a document (the open buffer, else the file);
-    // null when there is none.
-    std::function<std::shared_ptr<const std::string>(const std::string& uri)> text;
-  };
   struct Options {
-    bool use_cache = true;           // the persisted shard cache of hlo/index
-    int poll_seconds = 10;           // re-stat interval when the client cannot watch
-    size_t proto_text_cap = size_t{256} << 20;
+    bool use_cache = true;  // the persisted shard cache of hlo/index
+    int poll_seconds = 10;  // re-stat interval when the client cannot watch
   };
 
-  WorkspaceService(Hooks hooks, Options options);
-  ~WorkspaceService();
+  Workspace(Client* client, Options options);
+  ~Workspace();
 
-  void Initialize(const Json& params);  // folders and client capabilities
-  void Initialized();                   // starts indexing on a worker thread
-  void FilesChanged(const Json& params);  // workspace/didChangeWatchedFiles
-  void FoldersChanged(const Json& params);  // workspace/didChangeWorkspaceFolders
+  // From initialize: the folders (paths) and what the client supports.
+  void Initialize(std::vector<std::filesystem::path> folders, const ClientSupport& support);
+  void Initialized();  // starts indexing on a thread of its own
+  void FilesChanged(const std::vector<std::string>& paths);
+  void FoldersChanged(const std::vector<std::string>& added,
+                      const std::vector<std::string>& removed);
   void Shutdown();
 
-  Reply Symbols(const Json& params);
-  Reply ProtoToText(const Json& params);
-  Reply ModuleFilesRequest(const Json& params);
-  Reply ReplayResultRequest(const Json& params, const std::atomic<bool>* cancelled);
-  Reply ExecuteCommand(const Json& params, const std::atomic<bool>* cancelled);
-  Reply CodeActions(const Json& params);
-  Reply CodeLenses(const std::string& uri, const std::string& text);
-  // Locations of the computation `name` in the other files of the module
-  // that `uri` belongs to.
-  Json DefinitionElsewhere(const std::string& uri, const std::string& name);
+  hlo::index::WorkspaceIndex& index() { return *index_; }
+  const ClientSupport& support() const { return support_; }
+
+  // Waits for the first indexing of the folders; false when `cancelled`.
+  bool WaitForFirstIndex(const std::atomic<bool>* cancelled);
+  // A client without workspace folders (Vim) names its dump folder: index
+  // it now. Nothing when the workspace has folders.
+  void AddFolderIfNone(const std::string& root);
 
  private:
-  struct ReplayJob;
-
   void IndexLoop();
-  Json ModuleFilesJson(const std::string& path);
-  std::vector<hlo::index::ModuleFile> ModuleFilesOf(const std::string& path);
-  Reply ConvertToText(const Json& args, const std::atomic<bool>* cancelled);
-  Reply ExportProto(const Json& args, const std::atomic<bool>* cancelled);
-  Reply StartReplay(const Json& args, bool compare);
-  Reply Search(const Json& args, const std::atomic<bool>* cancelled);
-  // Picks the output path: `wanted` when free or the user says Overwrite,
-  // else `<stem>.N<ext>`; nullopt when the user cancels.
-  std::optional<std::string> ChooseOutput(const std::string& wanted,
-                                          const std::atomic<bool>* cancelled);
-  void ShowDocument(const std::string& path);
-  void Progress(const Json& value);
+  void Progress(WorkDoneProgress value);
 
-  Hooks hooks_;
+  Client* client_;
   Options options_;
+  ClientSupport support_;
   std::unique_ptr<hlo::index::WorkspaceIndex> index_;
 
   std::mutex mutex_;  // guards the fields below
@@ -93,20 +63,11 @@ class WorkspaceService {
   std::vector<std::filesystem::path> folders_;
   std::vector<std::filesystem::path> pending_refresh_;
   std::vector<std::pair<std::filesystem::path, bool>> pending_folders_;  // (folder, added)
-  bool utf16_ = true;  // workspace/symbol columns in UTF-16 code units
   bool stopping_ = false;
   bool indexing_done_ = false;
-  bool progress_support_ = false;
-  bool watch_support_ = false;
-  bool show_document_support_ = false;
-  bool show_message_support_ = false;
   std::string progress_token_;
   size_t progress_percent_ = 0;
   std::thread indexer_;
-
-  std::mutex jobs_mutex_;
-  int64_t next_job_ = 1;
-  std::map<int64_t, std::shared_ptr<ReplayJob>> jobs_;
 };
 
 }  // namespace hlo_lsp

@@ -7,7 +7,7 @@
 
 #include "hlo/parser.h"
 #include "server/cli/commands.h"
-#include "server/cli/file_reader.h"
+#include "server/common/file_reader.h"
 
 namespace hlo_lsp::cli {
 namespace {

@@ -13,7 +13,7 @@
 #include "hlo/proto/convert.h"
 #include "hlo/proto/decode.h"
 #include "server/cli/commands.h"
-#include "server/cli/file_reader.h"
+#include "server/common/file_reader.h"
 
 namespace hlo_lsp::cli {
 namespace {

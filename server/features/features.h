@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "hlo/index/workspace_index.h"
 #include "server/documents.h"
 #include "server/protocol.h"
 
@@ -17,8 +18,10 @@ namespace hlo_lsp {
 inline constexpr size_t kMaxOutlineSymbols = 100000;
 std::vector<DocumentSymbol> DocumentSymbols(const Snapshot& snap);
 
-// xrefs.cc
-std::vector<Location> Definition(const Snapshot& snap, Position position);
+// xrefs.cc. Definition looks for a computation this file does not define in
+// the module's other dumps when given the workspace index.
+std::vector<Location> Definition(const Snapshot& snap, Position position,
+                                 hlo::index::WorkspaceIndex* index = nullptr);
 std::vector<Location> References(const Snapshot& snap, Position position,
                                  bool include_declaration);
 std::vector<DocumentHighlight> DocumentHighlights(const Snapshot& snap,

@@ -1,9 +1,14 @@
 // Definition, references and highlights: the model's name resolution, read
-// through hlo/query.h.
+// through hlo/query.h. A computation the file does not define is looked for
+// in the other dumps of its module, through the workspace index.
+#include <algorithm>
+#include <cctype>
+#include <string>
 #include <vector>
 
 #include "hlo/query.h"
 #include "server/features/features.h"
+#include "server/features/index_locations.h"
 
 namespace hlo_lsp {
 namespace {
@@ -27,9 +32,44 @@ std::vector<hlo::Span> CallSiteOperands(const hlo::ParsedFile& file,
   return out;
 }
 
-}  // namespace
+// The name under the cursor (`%name`, `name`), without its sigil.
+std::string WordAt(std::string_view text, size_t offset) {
+  auto is_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+  };
+  if (offset > text.size()) return "";
+  size_t begin = offset, end = offset;
+  while (begin > 0 && is_name(text[begin - 1])) --begin;
+  while (end < text.size() && is_name(text[end])) ++end;
+  return std::string(text.substr(begin, end - begin));
+}
 
-std::vector<Location> Definition(const Snapshot& snap, Position position) {
+// Locations of the computation `name` in the other files of the module that
+// `uri` belongs to.
+std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index, const Snapshot& snap,
+                                          const std::string& name) {
+  std::vector<Location> out;
+  std::string path = UriToPath(snap.uri);
+  if (path.empty() || name.empty()) return out;
+  const std::string self = NormalPath(path);
+  std::vector<std::string> others;
+  for (const hlo::index::ModuleFile& f : ModuleFilesOf(index, path)) {
+    std::string p = NormalPath(f.path);
+    if (p != self) others.push_back(p);
+  }
+  if (others.empty()) return out;
+  auto matches = index.Query("kind:computation " + name, 0);
+  if (!matches.ok()) return out;
+  const bool utf16 = snap.unit == hlo::ColumnUnit::kUtf16CodeUnits;
+  for (const hlo::index::SymbolMatch& m : *matches) {
+    if (m.name != name) continue;
+    if (std::find(others.begin(), others.end(), m.absolute_path) == others.end()) continue;
+    out.push_back(IndexLocation(m, utf16));
+  }
+  return out;
+}
+
+std::vector<Location> DefinitionInFile(const Snapshot& snap, Position position) {
   const hlo::ParsedFile& file = *snap.file;
   hlo::NodeAt node = hlo::FindNodeAt(file, snap.ToOffset(position));
   hlo::NodeAt def = hlo::DefinitionOf(file, node);
@@ -56,8 +96,6 @@ std::vector<Location> Definition(const Snapshot& snap, Position position) {
   return out;
 }
 
-namespace {
-
 // The declaration and uses of what is under the cursor, as spans; the
 // first entry is the declaration when `with_declaration`.
 std::vector<hlo::Span> Occurrences(const hlo::ParsedFile& file, hlo::Offset offset,
@@ -78,6 +116,17 @@ std::vector<hlo::Span> Occurrences(const hlo::ParsedFile& file, hlo::Offset offs
 }
 
 }  // namespace
+
+std::vector<Location> Definition(const Snapshot& snap, Position position,
+                                 hlo::index::WorkspaceIndex* index) {
+  std::vector<Location> found = DefinitionInFile(snap, position);
+  if (!found.empty() || index == nullptr || snap.text == nullptr) return found;
+  std::string word = WordAt(*snap.text, snap.ToOffset(position));
+  if (word.empty() || word[0] == '%' || std::isdigit(static_cast<unsigned char>(word[0]))) {
+    return found;
+  }
+  return DefinitionElsewhere(*index, snap, word);
+}
 
 std::vector<Location> References(const Snapshot& snap, Position position,
                                  bool include_declaration) {

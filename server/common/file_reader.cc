@@ -1,4 +1,4 @@
-#include "server/cli/file_reader.h"
+#include "server/common/file_reader.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 
-namespace hlo_lsp::cli {
+namespace hlo_lsp {
 namespace {
 
 absl::Status ErrnoError(const std::string& path, int error) {
@@ -95,4 +95,4 @@ void PrintError(const absl::Status& status) {
                message.data());
 }
 
-}  // namespace hlo_lsp::cli
+}  // namespace hlo_lsp

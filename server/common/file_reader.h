@@ -1,14 +1,14 @@
-// Reads a whole file for the command line: mmap when it can (no copy of a
+// Reads a whole file (both faces): mmap when it can (no copy of a
 // 1 GB dump), a plain read otherwise (pipes, /dev/stdin, special files).
-#ifndef HLO_LSP_SERVER_CLI_FILE_READER_H_
-#define HLO_LSP_SERVER_CLI_FILE_READER_H_
+#ifndef HLO_LSP_SERVER_COMMON_FILE_READER_H_
+#define HLO_LSP_SERVER_COMMON_FILE_READER_H_
 
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 
-namespace hlo_lsp::cli {
+namespace hlo_lsp {
 
 class FileContents {
  public:
@@ -36,6 +36,6 @@ class FileContents {
 // Prints the status message to stderr as "hlo-lsp: MESSAGE".
 void PrintError(const absl::Status& status);
 
-}  // namespace hlo_lsp::cli
+}  // namespace hlo_lsp
 
-#endif  // HLO_LSP_SERVER_CLI_FILE_READER_H_
+#endif  // HLO_LSP_SERVER_COMMON_FILE_READER_H_

@@ -1,0 +1,77 @@
+#include "server/features/index_locations.h"
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string_view>
+
+#include "server/documents.h"
+
+namespace hlo_lsp {
+namespace fs = std::filesystem;
+namespace {
+
+// UTF-16 code units in UTF-8 `bytes`.
+size_t Utf16Length(std::string_view bytes) {
+  size_t n = 0;
+  for (unsigned char c : bytes) {
+    if ((c & 0xC0) != 0x80) n += c >= 0xF0 ? 2 : 1;
+  }
+  return n;
+}
+
+// Line `line` (1-based) of a file; nullopt when it cannot be read.
+std::optional<std::string> ReadLine(const std::string& path, uint32_t line) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text;
+  for (uint32_t i = 0; i < line; ++i) {
+    if (!std::getline(in, text)) return std::nullopt;
+  }
+  return text;
+}
+
+}  // namespace
+
+int LspSymbolKind(hlo::index::SymbolKind kind) {
+  switch (kind) {
+    case hlo::index::SymbolKind::kModule:
+      return static_cast<int>(SymbolKind::kModule);
+    case hlo::index::SymbolKind::kComputation:
+      return static_cast<int>(SymbolKind::kFunction);
+    case hlo::index::SymbolKind::kInstruction:
+      return static_cast<int>(SymbolKind::kVariable);
+    case hlo::index::SymbolKind::kMetadata:
+      return 15;  // String
+  }
+  return static_cast<int>(SymbolKind::kVariable);
+}
+
+Location IndexLocation(const hlo::index::SymbolMatch& m, bool utf16) {
+  uint32_t line = m.line > 0 ? m.line - 1 : 0, col = m.column > 0 ? m.column - 1 : 0;
+  size_t start = col, end = col + m.name.size();
+  if (utf16) {
+    if ((m.flags & hlo::index::kFlagNonAsciiPrefix) != 0) {
+      std::optional<std::string> text = ReadLine(m.absolute_path, m.line);
+      if (text && col <= text->size()) start = Utf16Length(std::string_view(*text).substr(0, col));
+    }
+    end = start + Utf16Length(m.name);
+  }
+  return Location{PathToUri(m.absolute_path),
+                  Range{{line, static_cast<uint32_t>(start)}, {line, static_cast<uint32_t>(end)}}};
+}
+
+std::vector<hlo::index::ModuleFile> ModuleFilesOf(hlo::index::WorkspaceIndex& index,
+                                                  const std::string& path) {
+  std::vector<hlo::index::ModuleFile> files = index.ModuleFiles(path);
+  if (files.empty()) {
+    index.Refresh({fs::path(path).parent_path()});
+    files = index.ModuleFiles(path);
+  }
+  return files;
+}
+
+std::string NormalPath(const std::string& path) {
+  return fs::absolute(path).lexically_normal().string();
+}
+
+}  // namespace hlo_lsp

@@ -1,0 +1,42 @@
+// Workspace-level editor features, one file each. Each takes the workspace
+// (or its index) and typed protocol structs and returns typed results; none
+// sees JSON. The conversion and replay commands, which write files or run
+// jobs, are in convert.h and replay_jobs.h.
+#ifndef HLO_LSP_SERVER_FEATURES_WORKSPACE_FEATURES_H_
+#define HLO_LSP_SERVER_FEATURES_WORKSPACE_FEATURES_H_
+
+#include <atomic>
+#include <cstddef>
+#include <vector>
+
+#include "hlo/index/workspace_index.h"
+#include "server/documents.h"
+#include "server/protocol_workspace.h"
+#include "server/result.h"
+#include "server/workspace.h"
+
+namespace hlo_lsp {
+
+// workspace_symbols.cc: workspace/symbol as you type (what is indexed so
+// far), and hlo.search (complete: waits for the first indexing).
+inline constexpr size_t kMaxWorkspaceSymbols = 500;
+inline constexpr size_t kMaxSearchHits = 500;
+Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(Workspace& workspace,
+                                                      const WorkspaceSymbolParams& params);
+Result<std::vector<SearchHit>> SearchSymbols(Workspace& workspace, const SearchArgs& args,
+                                             const std::atomic<bool>* cancelled);
+
+// module_files.cc: hlo/moduleFiles and hlo.moduleFiles, the stages and pass
+// dumps of the module a file belongs to, the file itself always listed.
+Result<std::vector<ModuleFileEntry>> ModuleFiles(hlo::index::WorkspaceIndex& index,
+                                                 const UriParams& params);
+
+// code_actions.cc
+std::vector<CodeAction> CodeActions(const CodeActionParams& params);
+
+// code_lens.cc: on the HloModule line, the module's other stages.
+std::vector<CodeLens> CodeLenses(const Snapshot& snap, hlo::index::WorkspaceIndex& index);
+
+}  // namespace hlo_lsp
+
+#endif  // HLO_LSP_SERVER_FEATURES_WORKSPACE_FEATURES_H_

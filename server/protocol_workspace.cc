@@ -1,0 +1,301 @@
+#include "server/protocol_workspace.h"
+
+namespace hlo_lsp {
+namespace {
+
+// An optional string member: absent is fine, another type is an error.
+bool OptionalString(const Json& j, const char* key, std::string* out, std::string* error) {
+  const Json* m = Member(j, key);
+  if (m == nullptr || m->is_null()) return true;
+  if (!m->is_string()) {
+    *error = std::string("expected string '") + key + "'";
+    return false;
+  }
+  *out = m->get<std::string>();
+  return true;
+}
+
+bool OptionalBool(const Json& j, const char* key, bool* out, std::string* error) {
+  const Json* m = Member(j, key);
+  if (m == nullptr || m->is_null()) return true;
+  if (!m->is_boolean()) {
+    *error = std::string("expected boolean '") + key + "'";
+    return false;
+  }
+  *out = m->get<bool>();
+  return true;
+}
+
+bool ExpectObject(const Json& j, const char* what, std::string* error) {
+  if (j.is_object()) return true;
+  *error = std::string(what) + " must be an object";
+  return false;
+}
+
+// The `uri` of each object in the array at `key`.
+std::vector<std::string> UrisOf(const Json& j, const char* key) {
+  std::vector<std::string> uris;
+  const Json* list = Member(j, key);
+  if (list == nullptr || !list->is_array()) return uris;
+  for (const Json& item : *list) {
+    std::string uri = StringMember(item, "uri");
+    if (!uri.empty()) uris.push_back(std::move(uri));
+  }
+  return uris;
+}
+
+template <typename T>
+Json Optional(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------- decoding --
+
+bool FromJson(const Json&, NoParams*, std::string*) { return true; }
+bool FromJson(const Json&, AnyResult*, std::string*) { return true; }
+
+bool FromJson(const Json& j, SetTraceParams* out, std::string*) {
+  out->value = StringMember(j, "value");  // anything else leaves tracing as is
+  return true;
+}
+
+bool FromJson(const Json& j, CancelParams* out, std::string*) {
+  if (const Json* id = Member(j, "id")) out->id = RequestId(*id);
+  return true;  // an unknown id cancels nothing
+}
+
+bool FromJson(const Json& j, DidCloseParams* out, std::string* error) {
+  return TextDocumentUri(j, &out->uri, error);
+}
+
+bool FromJson(const Json& j, ConfigurationParams* out, std::string*) {
+  if (const Json* settings = Member(j, "settings")) out->inlay_hints = InlayHintSetting(*settings);
+  return true;
+}
+
+bool FromJson(const Json& j, DidChangeWatchedFilesParams* out, std::string*) {
+  out->uris = UrisOf(j, "changes");
+  return true;
+}
+
+bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out, std::string*) {
+  const Json* event = Member(j, "event");
+  if (event == nullptr) return true;
+  out->added = UrisOf(*event, "added");
+  out->removed = UrisOf(*event, "removed");
+  return true;
+}
+
+bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error) {
+  return ExpectObject(j, "params", error) && OptionalString(j, "query", &out->query, error);
+}
+
+bool FromJson(const Json& j, CodeActionParams* out, std::string* error) {
+  return TextDocumentUri(j, &out->uri, error);
+}
+
+bool FromJson(const Json& j, UriParams* out, std::string* error) {
+  return ExpectObject(j, "arguments", error) && OptionalString(j, "uri", &out->uri, error);
+}
+
+bool FromJson(const Json& j, ReplayResultParams* out, std::string* error) {
+  const Json* id = Member(j, "id");
+  if (id == nullptr || !id->is_number_integer()) {
+    *error = "expected integer 'id' from hlo.replay";
+    return false;
+  }
+  out->id = id->get<int64_t>();
+  return true;
+}
+
+bool FromJson(const Json& j, ReplayArgs* out, std::string* error) {
+  if (!ExpectObject(j, "arguments", error) || !OptionalString(j, "uri", &out->uri, error) ||
+      !OptionalString(j, "platform", &out->platform, error) ||
+      !OptionalString(j, "snapshot", &out->snapshot, error) ||
+      !OptionalBool(j, "fakeData", &out->fake_data, error)) {
+    return false;
+  }
+  if (const Json* platforms = Member(j, "platforms"); platforms != nullptr && !platforms->is_null()) {
+    if (!platforms->is_array()) {
+      *error = "expected array of strings 'platforms'";
+      return false;
+    }
+    for (const Json& p : *platforms) {
+      if (!p.is_string()) {
+        *error = "expected array of strings 'platforms'";
+        return false;
+      }
+      out->platforms.push_back(p.get<std::string>());
+    }
+  }
+  return true;
+}
+
+bool FromJson(const Json& j, SearchArgs* out, std::string* error) {
+  return ExpectObject(j, "arguments", error) && OptionalString(j, "query", &out->query, error) &&
+         OptionalString(j, "root", &out->root, error);
+}
+
+bool FromJson(const Json& j, MessageActionResult* out, std::string*) {
+  out->dismissed = j.is_null();
+  out->title = StringMember(j, "title");
+  return true;
+}
+
+// ------------------------------------------------------------- encoding --
+
+Json ToJson(const WorkspaceSymbol& s) {
+  Json out{{"name", s.name}, {"kind", s.kind}, {"location", ToJson(s.location)}};
+  if (!s.container.empty()) out["containerName"] = s.container;
+  return out;
+}
+
+Json ToJson(const CommandArgs& a) {
+  Json out{{"uri", a.uri}};
+  if (a.platform) out["platform"] = *a.platform;
+  if (!a.platforms.empty()) out["platforms"] = a.platforms;
+  return out;
+}
+
+Json ToJson(const Command& c) {
+  return Json{{"title", c.title},
+              {"command", c.command},
+              {"arguments", Json::array({ToJson(c.argument)})}};
+}
+
+Json ToJson(const CodeAction& a) {
+  return Json{{"title", a.title}, {"kind", a.kind}, {"command", ToJson(a.command)}};
+}
+
+Json ToJson(const CodeLens& l) {
+  return Json{{"range", ToJson(l.range)}, {"command", ToJson(l.command)}};
+}
+
+Json ToJson(const ProtoTextReply& r) {
+  return Json{{"text", r.text}, {"truncated", r.truncated}, {"kind", r.kind}};
+}
+
+Json ToJson(const ModuleFileEntry& f) {
+  Json out{{"uri", f.uri}, {"stage", f.stage}};
+  if (f.step) out["step"] = *f.step;
+  return out;
+}
+
+Json ToJson(const SearchHit& h) {
+  auto or_null = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
+  return Json{{"path", h.path},           {"line", h.line},
+              {"col", h.col},             {"kind", h.kind},
+              {"name", h.name},           {"module", or_null(h.module)},
+              {"opcode", or_null(h.opcode)}, {"shape", or_null(h.shape)}};
+}
+
+Json ToJson(const WrittenFile& f) {
+  if (f.cancelled) return Json{{"cancelled", true}};
+  Json out{{"uri", f.uri}};
+  if (f.kind) out["kind"] = *f.kind;
+  if (f.bytes) out["bytes"] = *f.bytes;
+  if (f.modules) out["modules"] = *f.modules;
+  if (f.note) out["note"] = *f.note;
+  return out;
+}
+
+Json ToJson(const ReplayStarted& r) {
+  return Json{{"id", r.id}, {"status", "running"}, {"module", r.module}};
+}
+
+Json ToJson(const ReplayReport& r) {
+  Json outputs = Json::array(), stats = Json::array();
+  for (const ReplayOutputEntry& o : r.outputs) {
+    outputs.push_back({{"name", o.name}, {"shape", o.shape}, {"value", o.value}});
+  }
+  for (const ReplayStatEntry& s : r.stats) {
+    stats.push_back({{"name", s.name},
+                     {"opcode", s.opcode},
+                     {"line", s.line},
+                     {"elements", s.elements},
+                     {"nan", s.nan},
+                     {"inf", s.inf},
+                     {"min", Optional(s.min)},
+                     {"max", Optional(s.max)},
+                     {"mean", Optional(s.mean)}});
+  }
+  Json out{{"summary", r.summary}, {"outcome", r.outcome}, {"outputs", outputs},
+           {"stats", stats},       {"notes", r.notes},     {"seconds", r.seconds}};
+  if (!r.error.empty()) out["error"] = r.error;
+  if (r.mismatches) out["mismatches"] = *r.mismatches;
+  if (r.divergence) {
+    const ReplayDivergence& d = *r.divergence;
+    out["divergence"] = {{"name", d.name},
+                         {"opcode", d.opcode},
+                         {"line", d.line},
+                         {"run", d.run},
+                         {"detail", d.detail}};
+  }
+  return out;
+}
+
+Json ToJson(const WorkDoneProgress& p) {
+  Json out{{"kind", p.kind}};
+  if (p.title) out["title"] = *p.title;
+  if (p.message) out["message"] = *p.message;
+  if (p.percentage) out["percentage"] = *p.percentage;
+  if (p.cancellable) out["cancellable"] = *p.cancellable;
+  return out;
+}
+
+Json ToJson(const ProgressParams& p) {
+  return Json{{"token", p.token}, {"value", ToJson(p.value)}};
+}
+
+Json ToJson(const WorkDoneProgressCreateParams& p) { return Json{{"token", p.token}}; }
+
+Json ToJson(const FileWatcherRegistration& r) {
+  Json watchers = Json::array({Json{{"globPattern", r.glob}}});
+  return Json{{"registrations", Json::array({Json{{"id", r.id},
+                                                   {"method", "workspace/didChangeWatchedFiles"},
+                                                   {"registerOptions", {{"watchers", watchers}}}}})}};
+}
+
+Json ToJson(const ShowMessageRequestParams& p) {
+  Json actions = Json::array();
+  for (const std::string& title : p.actions) actions.push_back(Json{{"title", title}});
+  return Json{{"type", p.type}, {"message", p.message}, {"actions", actions}};
+}
+
+Json ToJson(const ShowDocumentParams& p) {
+  return Json{{"uri", p.uri}, {"takeFocus", p.take_focus}};
+}
+
+Json ToJson(const LogMessageParams& p) { return Json{{"type", p.type}, {"message", p.message}}; }
+
+// The capabilities, one per method the server binds (lsp_server.cc): keep
+// them in step.
+Json ToJson(const InitializeResult& r) {
+  Json legend{{"tokenTypes", r.token_types}, {"tokenModifiers", r.token_modifiers}};
+  Json capabilities{
+      {"positionEncoding", r.utf8 ? "utf-8" : "utf-16"},
+      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"documentSymbolProvider", true},
+      {"definitionProvider", true},
+      {"declarationProvider", true},
+      {"referencesProvider", true},
+      {"documentHighlightProvider", true},
+      {"hoverProvider", true},
+      {"inlayHintProvider", true},
+      {"foldingRangeProvider", true},
+      {"semanticTokensProvider", {{"legend", legend}, {"full", true}, {"range", true}}},
+      {"documentLinkProvider", {{"resolveProvider", false}}},
+      {"callHierarchyProvider", true},
+      {"workspaceSymbolProvider", true},
+      {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
+      {"codeActionProvider", true},
+      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"executeCommandProvider", {{"commands", r.commands}}},
+  };
+  return Json{{"capabilities", capabilities},
+              {"serverInfo", {{"name", "hlo-lsp"}, {"version", r.version}}}};
+}
+
+}  // namespace hlo_lsp

@@ -1,0 +1,290 @@
+// Typed structures of the workspace-level protocol: folders and file
+// events, workspace/symbol, code actions and lenses, executeCommand and each
+// `hlo.*` command's arguments and answers, the `hlo/*` requests, and the
+// requests the server sends to the client. Like protocol.h, the JSON mapping
+// lives in the .cc; features build and read these structs only.
+#ifndef HLO_LSP_SERVER_PROTOCOL_WORKSPACE_H_
+#define HLO_LSP_SERVER_PROTOCOL_WORKSPACE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/json_rpc.h"
+#include "server/protocol.h"
+
+namespace hlo_lsp {
+
+// ------------------------------------------------------ from the client --
+
+// Params of methods that take none (or whose params are ignored).
+struct NoParams {};
+
+struct SetTraceParams {
+  std::string value;  // off | messages | verbose
+};
+
+struct CancelParams {
+  RequestId id;
+};
+
+struct DidCloseParams {
+  std::string uri;
+};
+
+struct ConfigurationParams {
+  std::optional<bool> inlay_hints;  // from settings.hlo.inlayHints or settings.inlayHints
+};
+
+struct DidChangeWatchedFilesParams {
+  std::vector<std::string> uris;
+};
+
+struct WorkspaceFoldersChangeParams {
+  std::vector<std::string> added;    // folder URIs
+  std::vector<std::string> removed;  // folder URIs
+};
+
+struct WorkspaceSymbolParams {
+  std::string query;
+};
+
+struct CodeActionParams {
+  std::string uri;
+};
+
+// `{uri}`: hlo/protoToText, hlo/moduleFiles, hlo.convertToText,
+// hlo.exportProto, hlo.moduleFiles.
+struct UriParams {
+  std::string uri;
+};
+
+struct ReplayResultParams {
+  int64_t id = 0;
+};
+
+// hlo.replay {uri, platform?, snapshot?, fakeData?} and
+// hlo.compare {uri, platforms, snapshot?, fakeData?}.
+struct ReplayArgs {
+  std::string uri;
+  std::string platform;                // hlo.replay; empty means cpu
+  std::vector<std::string> platforms;  // hlo.compare
+  std::string snapshot;                // a URI or a path; empty when absent
+  bool fake_data = false;
+};
+
+// hlo.search {query, root?}.
+struct SearchArgs {
+  std::string query;
+  std::string root;  // a folder to index when the client has no workspace folders
+};
+
+// ------------------------------------------------------ to the client --
+
+struct WorkspaceSymbol {
+  std::string name;
+  int kind = 13;  // LSP SymbolKind
+  Location location;
+  std::string container;  // omitted when empty
+};
+
+// The arguments a code action or lens hands back to executeCommand.
+struct CommandArgs {
+  std::string uri;
+  std::optional<std::string> platform;
+  std::vector<std::string> platforms;  // omitted when empty
+};
+
+struct Command {
+  std::string title;
+  std::string command;
+  CommandArgs argument;
+};
+
+struct CodeAction {
+  std::string title;
+  std::string kind = "source";
+  Command command;
+};
+
+struct CodeLens {
+  Range range;
+  Command command;
+};
+
+// hlo/protoToText.
+struct ProtoTextReply {
+  std::string text;
+  bool truncated = false;
+  std::string kind;
+};
+
+// One of a module's files (hlo/moduleFiles, hlo.moduleFiles).
+struct ModuleFileEntry {
+  std::string uri;
+  std::string stage;
+  std::optional<int64_t> step;
+};
+
+// One hit of hlo.search: the CLI's `search --json` object with an absolute
+// path (module, opcode and shape are null when empty).
+struct SearchHit {
+  std::string path;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  std::string kind;
+  std::string name;
+  std::string module;
+  std::string opcode;
+  std::string shape;
+};
+
+// The answer of hlo.convertToText and hlo.exportProto.
+struct WrittenFile {
+  bool cancelled = false;  // the user declined: only {cancelled: true}
+  std::string uri;
+  std::optional<std::string> kind;   // convertToText: what was decoded
+  std::optional<uint64_t> bytes;     // exportProto
+  std::optional<uint64_t> modules;   // exportProto
+  std::optional<std::string> note;
+};
+
+struct ReplayStarted {
+  int64_t id = 0;
+  std::string module;
+};
+
+// hlo/replayResult.
+struct ReplayOutputEntry {
+  std::string name;
+  std::string shape;
+  std::string value;
+};
+struct ReplayStatEntry {
+  std::string name;
+  std::string opcode;
+  int64_t line = 0;
+  int64_t elements = 0;
+  int64_t nan = 0;
+  int64_t inf = 0;
+  std::optional<double> min, max, mean;  // null when no finite element
+};
+struct ReplayDivergence {
+  std::string name;
+  std::string opcode;
+  int64_t line = 0;
+  int64_t run = 0;
+  std::string detail;
+};
+struct ReplayReport {
+  std::string summary;
+  std::string outcome;  // ok | refused | failed
+  std::vector<ReplayOutputEntry> outputs;
+  std::vector<ReplayStatEntry> stats;
+  std::vector<std::string> notes;
+  double seconds = 0;
+  std::string error;                                // omitted when empty
+  std::optional<std::vector<std::string>> mismatches;  // when compared
+  std::optional<ReplayDivergence> divergence;
+};
+
+// $/progress values (a work-done progress report).
+struct WorkDoneProgress {
+  std::string kind;  // begin | report | end
+  std::optional<std::string> title;
+  std::optional<std::string> message;
+  std::optional<uint32_t> percentage;
+  std::optional<bool> cancellable;
+};
+
+struct ProgressParams {
+  std::string token;
+  WorkDoneProgress value;
+};
+
+struct WorkDoneProgressCreateParams {
+  std::string token;
+};
+
+// client/registerCapability for workspace/didChangeWatchedFiles.
+struct FileWatcherRegistration {
+  std::string id;
+  std::string glob;
+};
+
+struct ShowMessageRequestParams {
+  int type = 3;
+  std::string message;
+  std::vector<std::string> actions;  // button titles
+};
+
+// The answer to window/showMessageRequest: null when dismissed.
+struct MessageActionResult {
+  bool dismissed = false;
+  std::string title;  // empty when the answer was not an action item
+};
+
+struct ShowDocumentParams {
+  std::string uri;
+  bool take_focus = true;
+};
+
+struct LogMessageParams {
+  int type = 3;
+  std::string message;
+};
+
+// A reply whose content does not matter, only that it came.
+struct AnyResult {};
+
+// What initialize answers.
+struct InitializeResult {
+  bool utf8 = false;  // the negotiated position encoding
+  std::vector<std::string> commands;  // executeCommand's
+  std::vector<std::string> token_types;
+  std::vector<std::string> token_modifiers;
+  std::string version;
+};
+
+// ------------------------------------------------------------- decoding --
+bool FromJson(const Json& j, NoParams* out, std::string* error);
+bool FromJson(const Json& j, SetTraceParams* out, std::string* error);
+bool FromJson(const Json& j, CancelParams* out, std::string* error);
+bool FromJson(const Json& j, DidCloseParams* out, std::string* error);
+bool FromJson(const Json& j, ConfigurationParams* out, std::string* error);
+bool FromJson(const Json& j, DidChangeWatchedFilesParams* out, std::string* error);
+bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out, std::string* error);
+bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error);
+bool FromJson(const Json& j, CodeActionParams* out, std::string* error);
+bool FromJson(const Json& j, UriParams* out, std::string* error);
+bool FromJson(const Json& j, ReplayResultParams* out, std::string* error);
+bool FromJson(const Json& j, ReplayArgs* out, std::string* error);
+bool FromJson(const Json& j, SearchArgs* out, std::string* error);
+bool FromJson(const Json& j, MessageActionResult* out, std::string* error);
+bool FromJson(const Json& j, AnyResult* out, std::string* error);
+
+// ------------------------------------------------------------- encoding --
+Json ToJson(const WorkspaceSymbol& s);
+Json ToJson(const CommandArgs& a);
+Json ToJson(const Command& c);
+Json ToJson(const CodeAction& a);
+Json ToJson(const CodeLens& l);
+Json ToJson(const ProtoTextReply& r);
+Json ToJson(const ModuleFileEntry& f);
+Json ToJson(const SearchHit& h);
+Json ToJson(const WrittenFile& f);
+Json ToJson(const ReplayStarted& r);
+Json ToJson(const ReplayReport& r);
+Json ToJson(const WorkDoneProgress& p);
+Json ToJson(const ProgressParams& p);
+Json ToJson(const WorkDoneProgressCreateParams& p);
+Json ToJson(const FileWatcherRegistration& r);
+Json ToJson(const ShowMessageRequestParams& p);
+Json ToJson(const ShowDocumentParams& p);
+Json ToJson(const LogMessageParams& p);
+Json ToJson(const InitializeResult& r);
+
+}  // namespace hlo_lsp
+
+#endif  // HLO_LSP_SERVER_PROTOCOL_WORKSPACE_H_
