@@ -8,7 +8,9 @@
 //
 // Only `^`, `$name` right before a marker, and the exact pairs `[[` and `]]`
 // are markers. HLO has no `^` or `$`, and its shapes (`f32[2,3]`) never
-// write two brackets in a row, so fixtures must not either.
+// write two brackets in a row, so fixtures must not either. A range may end
+// on a shape: in an odd run of `]` the first is text (`[[f32[2]]]`), and
+// the rest close ranges two by two.
 #ifndef HLO_LSP_TESTS_SERVER_ANNOTATIONS_H_
 #define HLO_LSP_TESTS_SERVER_ANNOTATIONS_H_
 
@@ -57,7 +59,8 @@ class Annotations {
       } else if (annotated.substr(at, 2) == "[[") {
         open.emplace_back(name, code_.size());
         i = at + 2;
-      } else if (annotated.substr(at, 2) == "]]") {
+      } else if (annotated.substr(at, 2) == "]]" &&
+                 RunOfClosers(annotated, at) % 2 == 0) {
         if (open.empty()) {
           ADD_FAILURE() << "`]]` without `[[`, at " << i;
         } else {
@@ -132,6 +135,12 @@ class Annotations {
   }
 
  private:
+  // How many `]` in a row start at `at`.
+  static size_t RunOfClosers(std::string_view text, size_t at) {
+    size_t n = 0;
+    while (at + n < text.size() && text[at + n] == ']') ++n;
+    return n;
+  }
   static bool IsNameChar(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
            (c >= '0' && c <= '9') || c == '_';

@@ -46,6 +46,13 @@ TEST(AnnotationsTest, SingleBracketsAndBracesAreText) {
   EXPECT_EQ(a.code(), "(f32[2], s32[]) tuple(), dims={0}, x=[1]<=[2]");
 }
 
+TEST(AnnotationsTest, RangeEndingOnAShape) {
+  Annotations a("[[f32[]]] %x, [[[[f32[2]]]]]");
+  EXPECT_EQ(a.code(), "f32[] %x, f32[2]");
+  EXPECT_EQ(a.AllRangeOffsets(),
+            (std::vector<Offsets>{{0, 5}, {10, 16}, {10, 16}}));
+}
+
 TEST(AnnotationsTest, ColumnsAreUtf8Bytes) {
   Annotations a("\"ü\"^x");
   EXPECT_EQ(a.point(), (Position{0, 4}));
