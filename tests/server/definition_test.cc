@@ -129,6 +129,41 @@ ENTRY %main () -> f32[] {
   EXPECT_EQ(Show(RangesOf(Definition(*snap, signature))), Show(want));
 }
 
+TEST(DefinitionTest, WhileBodyAndConditionParametersGoToTheWhileOperand) {
+  Annotations a(R"(HloModule m
+
+%body (s: (s32[], f32[2])) -> (s32[], f32[2]) {
+  ROOT %^s = (s32[], f32[2]{0}) parameter(0)
+}
+
+%cond (s: (s32[], f32[2])) -> pred[] {
+  %^s = (s32[], f32[2]{0}) parameter(0)
+  ROOT %t = pred[] constant(true)
+}
+
+ENTRY %main (a: (s32[], f32[2])) -> (s32[], f32[2]) {
+  %init = (s32[], f32[2]{0}) parameter(0)
+  ROOT %w = (s32[], f32[2]{0}) while([[(s32[], f32[2]{0}) %init]]), condition=%cond, body=%body
+})");
+  ExpectDefinition(a, {a.range()});
+}
+
+TEST(DefinitionTest, BasicE2eFixtureParameters) {
+  // Moved from features_test: fused and while-body parameters of basic.hlo.
+  auto snap = Snap(ReadFixture("basic.hlo"));
+  auto at = [&](std::string_view needle) {
+    size_t offset = snap->text->find(needle);
+    EXPECT_NE(offset, std::string::npos) << needle;
+    return snap->ToPosition(static_cast<hlo::Offset>(offset + 1));
+  };
+  std::vector<Location> defs = Definition(*snap, at("%param_1 ="));
+  ASSERT_EQ(defs.size(), 1u);
+  EXPECT_EQ(TextAt(*snap, defs[0].range), "f32[4]{0} %input");
+  defs = Definition(*snap, at("%state = "));
+  ASSERT_EQ(defs.size(), 1u);
+  EXPECT_EQ(TextAt(*snap, defs[0].range), "(s32[], f32[4]{0}) %init");
+}
+
 TEST(DefinitionTest, ParameterWithoutCallSiteOperandIsItself) {
   // ENTRY parameters have no caller; reduce's to_apply has no operand that
   // maps one to one onto a parameter.
