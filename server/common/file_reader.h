@@ -1,12 +1,15 @@
 // Reads a whole file (both faces): mmap when it can (no copy of a
 // 1 GB dump), a plain read otherwise (pipes, /dev/stdin, special files).
+// A thin face over base::MappedFile.
 #ifndef HLO_LSP_SERVER_COMMON_FILE_READER_H_
 #define HLO_LSP_SERVER_COMMON_FILE_READER_H_
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/statusor.h"
+#include "base/mapped_file.h"
 
 namespace hlo_lsp {
 
@@ -21,16 +24,12 @@ class FileContents {
   FileContents& operator=(const FileContents&) = delete;
   ~FileContents();
 
-  std::string_view text() const { return text_; }
+  std::string_view text() const { return file_.bytes(); }
 
  private:
-  FileContents() = default;
-  void Release();
+  explicit FileContents(hlo::base::MappedFile file) : file_(std::move(file)) {}
 
-  std::string_view text_;
-  void* mapping_ = nullptr;  // munmap'ed in the destructor when set
-  size_t mapping_size_ = 0;
-  std::string buffer_;       // the fallback copy
+  hlo::base::MappedFile file_;
 };
 
 // Prints the status message to stderr as "hlo-lsp: MESSAGE".
