@@ -1,7 +1,6 @@
 #include "hlo/index/shard.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -17,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/mapped_file.h"
 #include "xxhash.h"
 #if defined(__x86_64__)
 // The checksums run over the whole cache (tens of MB): the library's
@@ -97,36 +97,6 @@ bool OffsetsOk(std::span<const uint32_t> offsets, uint64_t arena) {
   }
   return true;
 }
-
-// A read-only mapping of a whole file.
-class Mapping {
- public:
-  explicit Mapping(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-      void* data = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
-                          MAP_PRIVATE | MAP_POPULATE, fd, 0);
-      if (data != MAP_FAILED) {
-        data_ = data;
-        size_ = static_cast<size_t>(st.st_size);
-      }
-    }
-    ::close(fd);
-  }
-  ~Mapping() {
-    if (data_ != nullptr) ::munmap(data_, size_);
-  }
-  bool ok() const { return data_ != nullptr; }
-  std::string_view bytes() const {
-    return std::string_view(static_cast<const char*>(data_), size_);
-  }
-
- private:
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
 
 }  // namespace
 
@@ -315,9 +285,8 @@ EncodedCache EncodeFolderCache(std::string_view folder,
     fr.uses_count = static_cast<uint32_t>(f.uses.size());
     uses_so_far += fr.uses_count;
     if (all_used) {
-      use_pieces.push_back(
-          std::string_view(reinterpret_cast<const char*>(f.uses.data()),
-                           f.uses.size_bytes()));
+      use_pieces.push_back(std::string_view(
+          reinterpret_cast<const char*>(f.uses.data()), f.uses.size_bytes()));
     } else {
       for (BlockUse u : f.uses) {
         u.block = block_map[u.block];
@@ -488,8 +457,10 @@ std::filesystem::path CacheStore::PathFor(std::string_view folder) const {
 
 CacheStore::LoadResult CacheStore::Load(std::string_view folder,
                                         FolderCache* out) const {
-  auto mapped = std::make_shared<Mapping>(PathFor(folder).string());
-  if (!mapped->ok()) return LoadResult::kMiss;
+  absl::StatusOr<base::MappedFile> file = base::MappedFile::Read(
+      PathFor(folder).string(), base::MappedFile::Access::kPopulate);
+  if (!file.ok() || file->bytes().empty()) return LoadResult::kMiss;
+  auto mapped = std::make_shared<base::MappedFile>(*std::move(file));
   std::string_view bytes = mapped->bytes();
   std::optional<FolderCache> cache = DecodeFolderCache(bytes, mapped);
   if (!cache || cache->folder != folder) return LoadResult::kCorrupt;
