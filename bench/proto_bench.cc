@@ -43,11 +43,6 @@ std::string ReadAll(const std::string& path) {
   return text.str();
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::vector<File> ReadFiles(int argc, char** argv) {
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
@@ -66,7 +61,7 @@ std::vector<File> ReadFiles(int argc, char** argv) {
     File file;
     file.name = path.substr(path.find_last_of('/') + 1);
     std::string bytes = ReadAll(path);
-    if (EndsWith(path, ".pb") || EndsWith(path, ".pb.gz")) {
+    if (path.ends_with(".pb") || path.ends_with(".pb.gz")) {
       file.proto = std::move(bytes);
     } else {
       absl::StatusOr<std::string> proto =

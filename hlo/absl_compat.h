@@ -1,21 +1,15 @@
-// Debian 12's abseil (20220623) is built with its own absl::string_view
-// (ABSL_OPTION_USE_STD_STRING_VIEW 0), distinct from std::string_view. Our
-// code speaks std::string_view; these convert at the abseil boundary.
+// The abseil string_view shim now lives in base/strings.h; this header only
+// keeps hlo::ToAbsl and hlo::ToStd for the files that still include it.
+// New code: include "base/strings.h" and call base::ToAbsl / base::ToStd.
 #ifndef HLO_LSP_HLO_ABSL_COMPAT_H_
 #define HLO_LSP_HLO_ABSL_COMPAT_H_
 
-#include <string_view>
-
-#include "absl/strings/string_view.h"
+#include "base/strings.h"
 
 namespace hlo {
 
-inline absl::string_view ToAbsl(std::string_view s) {
-  return absl::string_view(s.data(), s.size());
-}
-inline std::string_view ToStd(absl::string_view s) {
-  return std::string_view(s.data(), s.size());
-}
+using base::ToAbsl;
+using base::ToStd;
 
 }  // namespace hlo
 

@@ -56,7 +56,8 @@ inline std::vector<Entry> ReadIndex(const fs::path& index_path) {
       for (size_t start = 0; start <= note.size();) {
         size_t end = note.find(';', start);
         if (end == std::string_view::npos) end = note.size();
-        if (note.substr(start, end - start) == "neg_hint") entry.neg_hint = true;
+        if (note.substr(start, end - start) == "neg_hint")
+          entry.neg_hint = true;
         start = end + 1;
       }
     }
@@ -65,9 +66,9 @@ inline std::vector<Entry> ReadIndex(const fs::path& index_path) {
   return entries;
 }
 
+// Kept for tests/corpus; new code calls std::string(_view)::ends_with.
 inline bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
+  return s.ends_with(suffix);
 }
 
 // Skips blanks and whole-line '#' or '//' comments.
@@ -87,8 +88,9 @@ inline size_t SkipBlanksAndComments(std::string_view text, size_t i) {
 }
 
 inline size_t SkipIdentifier(std::string_view text, size_t i) {
-  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) ||
-                             text[i] == '_')) {
+  while (
+      i < text.size() &&
+      (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
     ++i;
   }
   return i;
@@ -146,11 +148,11 @@ inline bool IsFormatTemplate(std::string_view text) {
     }
     // An all-caps word of 4+ letters directly before '[' or after '[', or
     // standing as the shape of an instruction.
-    bool word_start = std::isupper(static_cast<unsigned char>(c)) &&
-                      (i == 0 || !(std::isalnum(static_cast<unsigned char>(
-                                       text[i - 1])) ||
-                                   text[i - 1] == '_' || text[i - 1] == '%' ||
-                                   text[i - 1] == '"' || text[i - 1] == '.'));
+    bool word_start =
+        std::isupper(static_cast<unsigned char>(c)) &&
+        (i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) ||
+                     text[i - 1] == '_' || text[i - 1] == '%' ||
+                     text[i - 1] == '"' || text[i - 1] == '.'));
     if (!word_start) continue;
     size_t j = upper_run(i);
     if (j - i < 4 || (j < text.size() &&

@@ -7,11 +7,6 @@
 namespace hlo::index {
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -37,7 +32,7 @@ constexpr std::array<std::string_view, 5> kAuxiliaryTxtSuffixes = {
 
 bool IsAuxiliaryTxt(std::string_view name) {
   for (std::string_view suffix : kAuxiliaryTxtSuffixes) {
-    if (EndsWith(name, suffix)) return true;
+    if (name.ends_with(suffix)) return true;
   }
   return false;
 }
@@ -81,8 +76,8 @@ std::optional<size_t> MatchPassDump(std::string_view rest, DumpFileName* out) {
   }
   out->kind = DumpKind::kPassDump;
   out->step = ToInt(step);
-  out->pipeline = std::string(rest.substr(pipeline_dot + 1,
-                                          after - pipeline_dot - 1));
+  out->pipeline =
+      std::string(rest.substr(pipeline_dot + 1, after - pipeline_dot - 1));
   out->after_pass = std::string(rest.substr(after + 7, before - after - 7));
   out->before_pass = std::string(rest.substr(before + 8));
   return step_dot;
@@ -173,7 +168,7 @@ DumpFileName ParseDumpFileName(std::string_view file_name,
   }
   out.module_id = ToInt(file_name.substr(marker + 7, digits_end - marker - 7));
   std::string_view rest = file_name.substr(digits_end + 1);
-  bool text = EndsWith(rest, ".txt");
+  bool text = rest.ends_with(".txt");
   if (!text || IsAuxiliaryTxt(file_name)) {
     out.kind = DumpKind::kAuxiliary;
     // Best effort module name: up to the first '.' after the marker.
@@ -191,8 +186,8 @@ DumpFileName ParseDumpFileName(std::string_view file_name,
 }
 
 bool IsCandidateByName(std::string_view file_name) {
-  if (!(EndsWith(file_name, ".txt") || EndsWith(file_name, ".hlo") ||
-        EndsWith(file_name, ".pbtxt"))) {
+  if (!(file_name.ends_with(".txt") || file_name.ends_with(".hlo") ||
+        file_name.ends_with(".pbtxt"))) {
     return false;
   }
   return !IsAuxiliaryTxt(file_name);

@@ -8,12 +8,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/reflection.h"
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
-#include "hlo/absl_compat.h"
 #include "hlo/proto/decode_internal.h"
 #include "hlo/proto/run_hlo_module.pb.h"
 
@@ -202,7 +202,7 @@ void AddLiterals(
     std::string_view prefix, DecodedProto* out) {
   for (int i = 0; i < literals.size(); ++i) {
     out->literals.push_back(LabeledLiteral{
-        absl::StrCat(ToAbsl(prefix), "argument ", i), literals[i], -1});
+        absl::StrCat(base::ToAbsl(prefix), "argument ", i), literals[i], -1});
   }
 }
 
@@ -434,7 +434,7 @@ absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
     return absl::InvalidArgumentError(absl::StrCat(
         prefix, " a valid HLO proto: at byte ", furthest.offset, " of ",
         bytes.size(), ": ", furthest.message, " (read as xla.",
-        ToAbsl(ProtoKindName(furthest_kind)), ")"));
+        base::ToAbsl(ProtoKindName(furthest_kind)), ")"));
   }
   return absl::InvalidArgumentError(absl::StrCat(
       prefix,

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "hlo/absl_compat.h"
+#include "base/strings.h"
 #include "hlo/parser.h"
 #include "hlo/proto/encode_internal.h"
 
@@ -32,7 +32,7 @@ InlineBody ParseInlineBody(std::string_view value) {
   if (!IsInlineBody(value)) return body;
   body.text = std::make_unique<std::string>(
       absl::StrCat("HloModule inline_body\n\nENTRY %inline_body ",
-                   ToAbsl(internal::Trim(value)), "\n"));
+                   base::ToAbsl(internal::Trim(value)), "\n"));
   std::unique_ptr<ParsedFile> file = Parse(*body.text);
   if (!file->HasErrors() && file->modules.size() == 1 &&
       file->computations.size() == 1) {
@@ -199,11 +199,12 @@ absl::Status Encoder::EncodeInlineBodies(const Instruction& inst) {
     if (!IsComputationKey(key) || !IsInlineBody(value)) continue;
     InlineBody body = ParseInlineBody(value);
     if (body.file == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("instruction ", ToAbsl(file_.Name(inst)),
-                       ": the inline ", ToAbsl(key), " body does not parse"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "instruction ", base::ToAbsl(file_.Name(inst)), ": the inline ",
+          base::ToAbsl(key), " body does not parse"));
     }
-    std::string base = absl::StrCat(ToAbsl(file_.Name(inst)), ".", ToAbsl(key));
+    std::string base =
+        absl::StrCat(base::ToAbsl(file_.Name(inst)), ".", base::ToAbsl(key));
     std::string name = base;
     for (int n = 1; state_->computation_names.contains(name); ++n) {
       name = absl::StrCat(base, ".", n);
@@ -223,8 +224,8 @@ absl::Status Encoder::EncodeInlineBodies(const Instruction& inst) {
 std::string Encoder::ModuleName() const {
   if (!module_.name.empty()) return std::string(file_.Text(module_.name));
   if (module_.entry != kNone) {
-    return absl::StrCat("module_",
-                        ToAbsl(file_.Name(file_.computations[module_.entry])));
+    return absl::StrCat(
+        "module_", base::ToAbsl(file_.Name(file_.computations[module_.entry])));
   }
   return "module";
 }
@@ -318,9 +319,10 @@ absl::Status Encoder::EncodeWithNested(Id i, xla::HloComputationProto* out,
 absl::Status Encoder::EncodeInstruction(Id i, Instr* out) {
   const Instruction& inst = file_.instructions[i];
   out->set_id(instruction_ids_[i]);
-  out->set_name(inst.is_nested ? absl::StrCat(ToAbsl(OpcodeName(inst.opcode)),
-                                              ".anon", instruction_ids_[i])
-                               : std::string(file_.Name(inst)));
+  out->set_name(inst.is_nested
+                    ? absl::StrCat(base::ToAbsl(OpcodeName(inst.opcode)),
+                                   ".anon", instruction_ids_[i])
+                    : std::string(file_.Name(inst)));
   out->set_opcode(std::string(file_.Text(inst.opcode_span)));
   if (inst.shape != kNone) {
     *out->mutable_shape() = EncodeShape(file_, inst.shape);
@@ -331,8 +333,8 @@ absl::Status Encoder::EncodeInstruction(Id i, Instr* out) {
         operand.nested != kNone ? operand.nested : operand.definition;
     if (target == kNone) {
       return absl::InvalidArgumentError(
-          absl::StrCat("instruction ", ToAbsl(file_.Name(inst)), ": operand '",
-                       ToAbsl(file_.Text(operand.name)),
+          absl::StrCat("instruction ", base::ToAbsl(file_.Name(inst)),
+                       ": operand '", base::ToAbsl(file_.Text(operand.name)),
                        "' is undefined; fix the text first"));
     }
     out->add_operand_ids(instruction_ids_[target]);

@@ -6,7 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "hlo/absl_compat.h"
+#include "base/strings.h"
 #include "hlo/proto/encode_internal.h"
 
 namespace hlo::proto::internal {
@@ -186,11 +186,11 @@ void Encoder::EncodeAttribute(const Instruction& inst, std::string_view key,
   } else if (key == "distribution") {
     xla::RandomDistribution d;
     if (xla::RandomDistribution_Parse(
-            absl::AsciiStrToUpper(ToAbsl(Trim(value))), &d)) {
+            absl::AsciiStrToUpper(base::ToAbsl(Trim(value))), &d)) {
       out->set_distribution(d);
     }
   } else if (key == "algorithm") {
-    const std::string upper = absl::AsciiStrToUpper(ToAbsl(Trim(value)));
+    const std::string upper = absl::AsciiStrToUpper(base::ToAbsl(Trim(value)));
     xla::RandomAlgorithm r;
     xla::PrecisionConfig::Algorithm a;
     if (inst.opcode == Opcode::kRngBitGenerator) {
@@ -202,20 +202,20 @@ void Encoder::EncodeAttribute(const Instruction& inst, std::string_view key,
     for (std::string_view p : Split(StripBraces(value), ',')) {
       xla::PrecisionConfig::Precision precision;
       if (xla::PrecisionConfig::Precision_Parse(
-              absl::AsciiStrToUpper(ToAbsl(Trim(p))), &precision)) {
+              absl::AsciiStrToUpper(base::ToAbsl(Trim(p))), &precision)) {
         out->mutable_precision_config()->add_operand_precision(precision);
       }
     }
   } else if (key == "api_version") {
     xla::CustomCallApiVersion v;
     if (xla::CustomCallApiVersion_Parse(
-            absl::AsciiStrToUpper(ToAbsl(Trim(value))), &v)) {
+            absl::AsciiStrToUpper(base::ToAbsl(Trim(value))), &v)) {
       out->set_custom_call_api_version(v);
     }
   } else if (key == "schedule") {
     xla::CustomCallSchedule v;
     if (xla::CustomCallSchedule_Parse(
-            absl::AsciiStrToUpper(ToAbsl(Trim(value))), &v)) {
+            absl::AsciiStrToUpper(base::ToAbsl(Trim(value))), &v)) {
       out->set_custom_call_schedule(v);
     }
   } else if (key == "transpose_a") {

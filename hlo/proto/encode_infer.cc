@@ -8,7 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "hlo/absl_compat.h"
+#include "base/strings.h"
 #include "hlo/proto/encode_internal.h"
 
 namespace hlo::proto::internal {
@@ -37,9 +37,9 @@ absl::Status Encoder::InferShape(const Instruction& inst, Instr* out) {
   }
   auto fail = [&] {
     return absl::InvalidArgumentError(absl::StrCat(
-        "instruction ", ToAbsl(file_.Name(inst)),
+        "instruction ", base::ToAbsl(file_.Name(inst)),
         " has no result shape and this converter cannot infer one for ",
-        ToAbsl(file_.Text(inst.opcode_span)), "; write the shape"));
+        base::ToAbsl(file_.Text(inst.opcode_span)), "; write the shape"));
   };
   for (const xla::ShapeProto* s : operands) {
     if (!s) return fail();

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "hlo/absl_compat.h"
+#include "base/strings.h"
 #include "hlo/parser.h"
 #include "hlo/proto/encode_internal.h"
 
@@ -112,9 +112,9 @@ void EncodeLayoutExtras(std::string_view text, xla::LayoutProto* layout) {
       } else if (name == "P" && inside.find("P(") == std::string_view::npos) {
         // The parser keeps P(...) as text; a one-instruction module reads
         // the shape (one level: a physical shape with its own P is skipped).
-        const std::string probe =
-            absl::StrCat("HloModule p\nENTRY e {\n  ROOT p = ", ToAbsl(inside),
-                         " parameter(0)\n}\n");
+        const std::string probe = absl::StrCat(
+            "HloModule p\nENTRY e {\n  ROOT p = ", base::ToAbsl(inside),
+            " parameter(0)\n}\n");
         std::unique_ptr<ParsedFile> parsed = Parse(probe);
         if (!parsed->HasErrors() && parsed->instructions.size() == 1 &&
             parsed->instructions[0].shape != kNone) {

@@ -10,7 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "hlo/absl_compat.h"
+#include "base/strings.h"
 #include "hlo/proto/encode_internal.h"
 #include "hlo/proto/small_float.h"
 
@@ -93,7 +93,7 @@ bool ReadString(std::string_view s, std::string* out) {
     return false;
   }
   std::string error;
-  return absl::CUnescape(ToAbsl(s.substr(1, s.size() - 2)), out, &error);
+  return absl::CUnescape(base::ToAbsl(s.substr(1, s.size() - 2)), out, &error);
 }
 
 // A string-or-dict value (backend_config, frontend attribute values).
@@ -400,7 +400,7 @@ bool EncodeResultAccuracy(std::string_view value, xla::ResultAccuracy* out) {
     if (key == "mode") {
       xla::ResultAccuracy::Mode mode;
       if (!xla::ResultAccuracy::Mode_Parse(
-              absl::AsciiStrToUpper(ToAbsl(Trim(v))), &mode)) {
+              absl::AsciiStrToUpper(base::ToAbsl(Trim(v))), &mode)) {
         return false;
       }
       out->set_mode(mode);

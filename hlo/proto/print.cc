@@ -9,7 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "hlo/absl_compat.h"
+#include "base/strings.h"
 #include "hlo/proto/literal_print.h"
 #include "hlo/proto/print_internal.h"
 
@@ -414,7 +414,7 @@ void AppendModuleText(const xla::HloModuleProto& module,
 void AppendLiteralComment(std::string_view label,
                           const xla::LiteralProto& literal, int64_t raw_bytes,
                           const PrintOptions& options, std::string* out) {
-  absl::StrAppend(out, "// ", ToAbsl(label), ": ");
+  absl::StrAppend(out, "// ", base::ToAbsl(label), ": ");
   AppendShape(literal.shape(), true, out);
   out->push_back(' ');
   if (raw_bytes >= 0) {

@@ -4,7 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
-#include "hlo/absl_compat.h"
+#include "base/strings.h"
 #include "hlo/proto/print_internal.h"
 
 namespace hlo::proto::internal {
@@ -19,7 +19,7 @@ void AppendQuoted(std::string_view s, std::string* out) {
   if (plain) {
     out->append(s);
   } else {
-    out->append(absl::CEscape(ToAbsl(s)));
+    out->append(absl::CEscape(base::ToAbsl(s)));
   }
   out->push_back('"');
 }

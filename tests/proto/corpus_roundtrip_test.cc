@@ -34,7 +34,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using corpus_files::CorpusDir;
-using corpus_files::EndsWith;
 using corpus_files::Entry;
 using corpus_files::IsFormatTemplate;
 using corpus_files::IsTextProto;
@@ -282,8 +281,8 @@ TEST(ProtoCorpus, TextProtoTextRoundTripKeepsTheOutline) {
   std::set<std::string> known_seen;
   std::vector<std::string> unexpected;
   for (const Entry& entry : entries) {
-    if (entry.neg_hint || EndsWith(entry.path, ".pb") ||
-        EndsWith(entry.path, ".pb.gz")) {
+    if (entry.neg_hint || entry.path.ends_with(".pb") ||
+        entry.path.ends_with(".pb.gz")) {
       continue;
     }
     std::ifstream in(corpus / entry.path, std::ios::binary);
