@@ -1,14 +1,17 @@
 // String glue for Debian 12's abseil (20220623), which is built with its own
 // absl::string_view (ABSL_OPTION_USE_STD_STRING_VIEW 0), a type distinct from
 // std::string_view. Our code speaks std::string_view; ToAbsl and ToStd
-// convert at the abseil boundary (absl::StrCat, absl::CUnescape, ...).
+// convert at the abseil boundary (absl::StrCat, absl::CUnescape, ...), and
+// Cat concatenates like absl::StrCat but takes std::string_view too.
 //
 // Prefix and suffix tests need no helper: C++20's std::string_view and
 // std::string have starts_with and ends_with.
 #ifndef HLO_LSP_BASE_STRINGS_H_
 #define HLO_LSP_BASE_STRINGS_H_
 
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "absl/strings/string_view.h"
 
@@ -19,6 +22,36 @@ inline absl::string_view ToAbsl(std::string_view s) {
 }
 inline std::string_view ToStd(absl::string_view s) {
   return std::string_view(s.data(), s.size());
+}
+
+// Cat("dimension ", 3, " of ", name): strings and string views of either
+// kind, C strings, and numbers (a char as itself, a bool as true/false,
+// others as std::to_string writes them).
+inline void AppendPiece(std::string& out, std::string_view s) { out.append(s); }
+inline void AppendPiece(std::string& out, const std::string& s) {
+  out.append(s);
+}
+inline void AppendPiece(std::string& out, const char* s) { out.append(s); }
+inline void AppendPiece(std::string& out, absl::string_view s) {
+  out.append(s.data(), s.size());
+}
+template <typename N>
+requires std::is_arithmetic_v<N>
+void AppendPiece(std::string& out, N value) {
+  if constexpr (std::is_same_v<N, bool>) {
+    out.append(value ? "true" : "false");
+  } else if constexpr (std::is_same_v<N, char>) {
+    out.push_back(value);
+  } else {
+    out.append(std::to_string(value));
+  }
+}
+
+template <typename... Args>
+std::string Cat(const Args&... args) {
+  std::string out;
+  (AppendPiece(out, args), ...);
+  return out;
 }
 
 }  // namespace hlo::base

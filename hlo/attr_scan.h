@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/string_view.h"
+#include "base/strings.h"
 #include "hlo/attr_values.h"
 
 namespace hlo::attr_internal {
@@ -27,23 +27,7 @@ inline constexpr int kMaxAttributeDepth = 64;
 
 // String concatenation that takes std::string_view (Debian's absl::StrCat
 // only takes absl::string_view). Used on error paths only.
-inline void AppendPiece(std::string& out, std::string_view s) { out.append(s); }
-inline void AppendPiece(std::string& out, const char* s) { out.append(s); }
-inline void AppendPiece(std::string& out, const std::string& s) { out += s; }
-inline void AppendPiece(std::string& out, absl::string_view s) {
-  out.append(s.data(), s.size());
-}
-template <typename T>
-  requires std::is_integral_v<T>
-void AppendPiece(std::string& out, T value) {
-  out += std::to_string(value);
-}
-template <typename... Args>
-std::string Cat(const Args&... args) {
-  std::string out;
-  (AppendPiece(out, args), ...);
-  return out;
-}
+using base::Cat;
 
 inline bool IsIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
