@@ -8,8 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/strings/match.h"
-#include "hlo/absl_compat.h"
 #include "hlo/proto/convert.h"
 #include "hlo/proto/decode.h"
 #include "server/cli/commands.h"
@@ -31,11 +29,6 @@ constexpr char kUsage[] =
     "  --to KIND    force the direction: text or proto\n"
     "exit: 0 converted, 1 not a known proto or not valid HLO, 2 usage or I/O "
     "error\n";
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.substr(s.size() - suffix.size()) == suffix;
-}
 
 // A text-format proto starts (after `#` comment lines) with `field {` or
 // `field:`; HLO text starts with HloModule, ENTRY or a computation name.
@@ -101,7 +94,7 @@ int RunConvert(int argc, char** argv) {
     } else if (arg == "--to") {
       if (++i >= argc) return Usage("--to needs text or proto");
       to = argv[i];
-    } else if (absl::StartsWith(hlo::ToAbsl(arg), "--to=")) {
+    } else if (arg.starts_with("--to=")) {
       to = std::string(arg.substr(5));
     } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
       return Usage(("unknown option " + std::string(arg)).c_str());
@@ -122,7 +115,7 @@ int RunConvert(int argc, char** argv) {
   }
   std::string_view bytes = contents->text();
   if (to.empty()) {
-    const bool proto_name = EndsWith(input, ".pb") || EndsWith(input, ".pb.gz");
+    const bool proto_name = input.ends_with(".pb") || input.ends_with(".pb.gz");
     // `name {` starts both a text proto and a header-less HLO module: a
     // text proto that does not decode is read as HLO text.
     if (!proto_name && !hlo::proto::LooksLikeBinaryProto(bytes) &&

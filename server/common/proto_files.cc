@@ -2,16 +2,14 @@
 
 #include <fstream>
 
-#include "absl/strings/match.h"
-#include "hlo/absl_compat.h"
 #include "hlo/proto/decode.h"
 #include "server/common/file_reader.h"
 
 namespace hlo_lsp {
 
 bool IsProtoPath(const std::string& path) {
-  if (absl::EndsWith(path, ".pb") || absl::EndsWith(path, ".pb.gz")) return true;
-  if (!absl::EndsWith(path, ".pbtxt")) return false;
+  if (path.ends_with(".pb") || path.ends_with(".pb.gz")) return true;
+  if (!path.ends_with(".pbtxt")) return false;
   std::ifstream in(path, std::ios::binary);
   char head[4096];
   in.read(head, sizeof head);
@@ -32,7 +30,7 @@ absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(const std::string& p
 
 std::string StripSuffixes(std::string path, std::initializer_list<std::string_view> suffixes) {
   for (std::string_view s : suffixes) {
-    if (absl::EndsWith(path, hlo::ToAbsl(s))) path.resize(path.size() - s.size());
+    if (path.ends_with(s)) path.resize(path.size() - s.size());
   }
   return path;
 }
