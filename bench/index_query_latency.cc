@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 #include "server/client.h"
 
 namespace hlo_lsp {
@@ -25,7 +25,7 @@ namespace hlo_lsp {
 class Workspace {
  public:
   struct Options {
-    bool use_cache = true;  // the persisted shard cache of hlo/index
+    bool use_cache = true;  // the persisted shard cache of index/
     int poll_seconds = 10;  // re-stat interval when the client cannot watch
   };
 

@@ -1,13 +1,13 @@
 // `hlo-lsp search [--dir DIR]... [--json] [--limit N] [--no-cache] QUERY`
 // (contracts.md): symbol search over every HLO file under the folders,
-// through the persisted index of hlo/index. RunSearch is declared in
+// through the persisted index of index/. RunSearch is declared in
 // commands.h; the formatting is here so that tests can check it.
 #ifndef HLO_LSP_SERVER_CLI_SEARCH_H_
 #define HLO_LSP_SERVER_CLI_SEARCH_H_
 
 #include <string>
 
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 
 namespace hlo_lsp::cli {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 #include "server/documents.h"
 #include "server/protocol.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 #include "server/protocol.h"
 #include "server/protocol_workspace.h"
 

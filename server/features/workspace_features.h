@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 #include "server/documents.h"
 #include "server/protocol_workspace.h"
 #include "server/result.h"

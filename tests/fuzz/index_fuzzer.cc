@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "hlo/index/chunking.h"
-#include "hlo/index/scanner.h"
+#include "index/chunking.h"
+#include "index/scanner.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // DiscoverFiles lists candidates in fs::path order (component by component),
 // which its string comparison must reproduce where a '/' meets another byte.
-#include "hlo/index/discovery.h"
+#include "index/discovery.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "hlo/index/dump_name.h"
+#include "index/dump_name.h"
 
 #include "gtest/gtest.h"
 

@@ -1,12 +1,12 @@
-#include "hlo/index/query.h"
+#include "index/query.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hlo/index/fuzzy.h"
-#include "hlo/index/scanner.h"
+#include "index/fuzzy.h"
+#include "index/scanner.h"
 
 namespace hlo::index {
 namespace {

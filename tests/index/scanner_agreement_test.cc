@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "hlo/index/scanner.h"
+#include "index/scanner.h"
 #include "hlo/parser.h"
 
 namespace hlo::index {

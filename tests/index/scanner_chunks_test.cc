@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hlo/index/scanner.h"
+#include "index/scanner.h"
 
 namespace hlo::index {
 namespace {

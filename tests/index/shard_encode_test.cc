@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "hlo/index/scanner.h"
-#include "hlo/index/shard.h"
-#include "hlo/index/store.h"
+#include "index/scanner.h"
+#include "index/shard.h"
+#include "index/store.h"
 
 namespace hlo::index {
 namespace {

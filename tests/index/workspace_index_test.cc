@@ -1,4 +1,4 @@
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -14,8 +14,8 @@
 #include <tuple>
 
 #include "gtest/gtest.h"
-#include "hlo/index/scanner.h"
-#include "hlo/index/shard.h"
+#include "index/scanner.h"
+#include "index/shard.h"
 #include "test_dir.h"
 
 namespace hlo::index {

@@ -7,10 +7,10 @@
 #include <shared_mutex>
 
 #include "absl/container/flat_hash_map.h"
-#include "hlo/index/fuzzy.h"
-#include "hlo/index/query.h"
-#include "hlo/index/workspace_index.h"
-#include "hlo/index/workspace_internal.h"
+#include "index/fuzzy.h"
+#include "index/query.h"
+#include "index/workspace_index.h"
+#include "index/workspace_internal.h"
 
 namespace hlo::index {
 

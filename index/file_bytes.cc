@@ -1,4 +1,4 @@
-#include "hlo/index/file_bytes.h"
+#include "index/file_bytes.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "hlo/index/dump_name.h"
+#include "index/dump_name.h"
 
 namespace hlo::index {
 

@@ -2,8 +2,8 @@
 // workspace_index.cc (folders, refresh, cache, stats), workspace_build.cc
 // (reading, scanning and merging files into the store) and
 // workspace_query.cc (lookup tables and Query). Not for other users.
-#ifndef HLO_LSP_HLO_INDEX_WORKSPACE_INTERNAL_H_
-#define HLO_LSP_HLO_INDEX_WORKSPACE_INTERNAL_H_
+#ifndef HLO_LSP_INDEX_WORKSPACE_INTERNAL_H_
+#define HLO_LSP_INDEX_WORKSPACE_INTERNAL_H_
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 
 namespace hlo::index {
 
@@ -100,4 +100,4 @@ std::string AbsoluteNormal(const std::filesystem::path& path);
 }  // namespace workspace_internal
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_WORKSPACE_INTERNAL_H_
+#endif  // HLO_LSP_INDEX_WORKSPACE_INTERNAL_H_

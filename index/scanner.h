@@ -3,8 +3,8 @@
 // and `metadata={op_name="..." source_file="..." source_line=N}`. It agrees
 // with hlo::Parse on module, computation and (non-nested) instruction names
 // and positions for printed dumps (tests/index/scanner_agreement_test.cc).
-#ifndef HLO_LSP_HLO_INDEX_SCANNER_H_
-#define HLO_LSP_HLO_INDEX_SCANNER_H_
+#ifndef HLO_LSP_INDEX_SCANNER_H_
+#define HLO_LSP_INDEX_SCANNER_H_
 
 #include <cstdint>
 #include <memory>
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "hlo/index/chunking.h"
-#include "hlo/index/store.h"
-#include "hlo/index/symbols.h"
+#include "index/chunking.h"
+#include "index/store.h"
+#include "index/symbols.h"
 
 namespace hlo::index {
 
@@ -115,4 +115,4 @@ SegmentedFile ScanSegments(std::string_view text, const ChunkedText& chunked,
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_SCANNER_H_
+#endif  // HLO_LSP_INDEX_SCANNER_H_

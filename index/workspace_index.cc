@@ -1,7 +1,7 @@
 // WorkspaceIndex: its folders (add, remove, refresh), the on-disk cache,
 // module files and stats. Building the index from files is in
 // workspace_build.cc, querying it in workspace_query.cc.
-#include "hlo/index/workspace_index.h"
+#include "index/workspace_index.h"
 
 #include <malloc.h>
 
@@ -9,8 +9,8 @@
 #include <set>
 #include <thread>
 
-#include "hlo/index/discovery.h"
-#include "hlo/index/workspace_internal.h"
+#include "index/discovery.h"
+#include "index/workspace_internal.h"
 
 namespace hlo::index {
 

@@ -2,8 +2,8 @@
 // match), `/re/` is an RE2 regular expression on the name, and the filters
 // `kind:K`, `op:OPCODE`, `module:NAME`, `file:GLOB` narrow the rest. User
 // regexes only ever reach RE2 (linear time, no backtracking).
-#ifndef HLO_LSP_HLO_INDEX_QUERY_H_
-#define HLO_LSP_HLO_INDEX_QUERY_H_
+#ifndef HLO_LSP_INDEX_QUERY_H_
+#define HLO_LSP_INDEX_QUERY_H_
 
 #include <memory>
 #include <optional>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "hlo/index/fuzzy.h"
-#include "hlo/index/symbols.h"
+#include "index/fuzzy.h"
+#include "index/symbols.h"
 
 namespace re2 {
 class RE2;
@@ -94,4 +94,4 @@ bool GlobMatch(std::string_view glob, std::string_view text);
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_QUERY_H_
+#endif  // HLO_LSP_INDEX_QUERY_H_

@@ -1,7 +1,7 @@
 // XLA dump file naming (xla/service/dump.cc, hlo-format-facts.md section 8)
 // and cheap "is this HLO text?" checks by name and by first bytes.
-#ifndef HLO_LSP_HLO_INDEX_DUMP_NAME_H_
-#define HLO_LSP_HLO_INDEX_DUMP_NAME_H_
+#ifndef HLO_LSP_INDEX_DUMP_NAME_H_
+#define HLO_LSP_INDEX_DUMP_NAME_H_
 
 #include <cstdint>
 #include <optional>
@@ -51,4 +51,4 @@ std::string DumpOrderKey(const DumpFileName& name);
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_DUMP_NAME_H_
+#endif  // HLO_LSP_INDEX_DUMP_NAME_H_

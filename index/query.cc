@@ -1,4 +1,4 @@
-#include "hlo/index/query.h"
+#include "index/query.h"
 
 #include <fnmatch.h>
 

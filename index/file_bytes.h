@@ -8,15 +8,15 @@
 // Not base::MappedFile: this reads in pieces into a per-thread buffer, stops
 // after the head of non-HLO files, and takes the file's key (size, mtime,
 // inode) from the same descriptor it reads.
-#ifndef HLO_LSP_HLO_INDEX_FILE_BYTES_H_
-#define HLO_LSP_HLO_INDEX_FILE_BYTES_H_
+#ifndef HLO_LSP_INDEX_FILE_BYTES_H_
+#define HLO_LSP_INDEX_FILE_BYTES_H_
 
 #include <cstddef>
 #include <string>
 #include <string_view>
 
-#include "hlo/index/chunking.h"
-#include "hlo/index/shard.h"
+#include "index/chunking.h"
+#include "index/shard.h"
 
 namespace hlo::index {
 
@@ -73,4 +73,4 @@ class FileBytes {
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_FILE_BYTES_H_
+#endif  // HLO_LSP_INDEX_FILE_BYTES_H_

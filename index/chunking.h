@@ -1,7 +1,7 @@
 // Content-defined chunks of lines: the unit in which the index shares scans
 // between the files of a dump folder (see ChunkCache in scanner.h).
-#ifndef HLO_LSP_HLO_INDEX_CHUNKING_H_
-#define HLO_LSP_HLO_INDEX_CHUNKING_H_
+#ifndef HLO_LSP_INDEX_CHUNKING_H_
+#define HLO_LSP_INDEX_CHUNKING_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -61,4 +61,4 @@ class ChunkCutter {
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_CHUNKING_H_
+#endif  // HLO_LSP_INDEX_CHUNKING_H_

@@ -1,4 +1,4 @@
-#include "hlo/index/shard.h"
+#include "index/shard.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -5,8 +5,8 @@
 // from. A warm start is one mmap, one checksum and one stat per file. The
 // file is versioned and checksummed: anything that does not verify is
 // rebuilt, never trusted.
-#ifndef HLO_LSP_HLO_INDEX_SHARD_H_
-#define HLO_LSP_HLO_INDEX_SHARD_H_
+#ifndef HLO_LSP_INDEX_SHARD_H_
+#define HLO_LSP_INDEX_SHARD_H_
 
 #include <cstdint>
 #include <filesystem>
@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "hlo/index/store.h"
+#include "index/store.h"
 
 namespace hlo::index {
 
@@ -130,4 +130,4 @@ class CacheStore {
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_SHARD_H_
+#endif  // HLO_LSP_INDEX_SHARD_H_

@@ -7,8 +7,8 @@
 // Use from the LSP server: AddFolder on a worker thread (progress callback
 // -> $/progress), Refresh on file events, Query for workspace/symbol,
 // ModuleFiles for hlo/moduleFiles and the HloModule code lens.
-#ifndef HLO_LSP_HLO_INDEX_WORKSPACE_INDEX_H_
-#define HLO_LSP_HLO_INDEX_WORKSPACE_INDEX_H_
+#ifndef HLO_LSP_INDEX_WORKSPACE_INDEX_H_
+#define HLO_LSP_INDEX_WORKSPACE_INDEX_H_
 
 #include <atomic>
 #include <chrono>
@@ -25,11 +25,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "hlo/index/dump_name.h"
-#include "hlo/index/scanner.h"
-#include "hlo/index/shard.h"
-#include "hlo/index/store.h"
-#include "hlo/index/symbols.h"
+#include "index/dump_name.h"
+#include "index/scanner.h"
+#include "index/shard.h"
+#include "index/store.h"
+#include "index/symbols.h"
 
 namespace hlo::index {
 
@@ -193,4 +193,4 @@ class WorkspaceIndex {
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_WORKSPACE_INDEX_H_
+#endif  // HLO_LSP_INDEX_WORKSPACE_INDEX_H_

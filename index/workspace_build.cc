@@ -5,10 +5,10 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include "hlo/index/file_bytes.h"
-#include "hlo/index/scanner.h"
-#include "hlo/index/workspace_index.h"
-#include "hlo/index/workspace_internal.h"
+#include "index/file_bytes.h"
+#include "index/scanner.h"
+#include "index/workspace_index.h"
+#include "index/workspace_internal.h"
 
 namespace hlo::index {
 

@@ -12,8 +12,8 @@
 //   - per file only its list of block uses (block id, first line).
 // The arrays are flat (CSR-like) so that a folder's store is written and
 // read back as a handful of memcpy-able sections.
-#ifndef HLO_LSP_HLO_INDEX_STORE_H_
-#define HLO_LSP_HLO_INDEX_STORE_H_
+#ifndef HLO_LSP_INDEX_STORE_H_
+#define HLO_LSP_INDEX_STORE_H_
 
 #include <cstdint>
 #include <memory>
@@ -25,7 +25,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "hlo/index/symbols.h"
+#include "index/symbols.h"
 
 namespace hlo::index {
 
@@ -207,4 +207,4 @@ class SymbolStore {
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_STORE_H_
+#endif  // HLO_LSP_INDEX_STORE_H_

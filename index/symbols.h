@@ -1,7 +1,7 @@
 // The symbols of one file, as the index keeps and persists them: flat,
 // fixed-size records plus one string pool (no per-symbol allocation).
-#ifndef HLO_LSP_HLO_INDEX_SYMBOLS_H_
-#define HLO_LSP_HLO_INDEX_SYMBOLS_H_
+#ifndef HLO_LSP_INDEX_SYMBOLS_H_
+#define HLO_LSP_INDEX_SYMBOLS_H_
 
 #include <cstdint>
 #include <memory>
@@ -116,4 +116,4 @@ struct FileSymbolsBuilder {
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_SYMBOLS_H_
+#endif  // HLO_LSP_INDEX_SYMBOLS_H_

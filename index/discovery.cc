@@ -1,9 +1,9 @@
-#include "hlo/index/discovery.h"
+#include "index/discovery.h"
 
 #include <algorithm>
 #include <system_error>
 
-#include "hlo/index/dump_name.h"
+#include "index/dump_name.h"
 
 namespace hlo::index {
 

@@ -1,4 +1,4 @@
-#include "hlo/index/chunking.h"
+#include "index/chunking.h"
 
 #include <algorithm>
 #include <cstring>

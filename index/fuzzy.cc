@@ -1,9 +1,9 @@
-#include "hlo/index/fuzzy.h"
+#include "index/fuzzy.h"
 
 #include <algorithm>
 #include <array>
 
-#include "hlo/index/symbols.h"
+#include "index/symbols.h"
 
 namespace hlo::index {
 namespace {

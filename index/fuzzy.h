@@ -3,8 +3,8 @@
 // starts (after '.', '_', '-', '/', ... or a case/digit change) and runs of
 // consecutive characters score higher, gaps lower. An exact name beats a
 // case-insensitive one, which beats a prefix, which beats the rest.
-#ifndef HLO_LSP_HLO_INDEX_FUZZY_H_
-#define HLO_LSP_HLO_INDEX_FUZZY_H_
+#ifndef HLO_LSP_INDEX_FUZZY_H_
+#define HLO_LSP_INDEX_FUZZY_H_
 
 #include <cstdint>
 #include <optional>
@@ -47,4 +47,4 @@ uint64_t CharMask(std::string_view text);
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_FUZZY_H_
+#endif  // HLO_LSP_INDEX_FUZZY_H_

@@ -1,8 +1,8 @@
 // Finds candidate HLO files under a folder: never follows directory symlinks
 // (so no loops), skips unreadable folders and VCS metadata, and filters by
 // name (dump_name.h). Content sniffing happens when the file is scanned.
-#ifndef HLO_LSP_HLO_INDEX_DISCOVERY_H_
-#define HLO_LSP_HLO_INDEX_DISCOVERY_H_
+#ifndef HLO_LSP_INDEX_DISCOVERY_H_
+#define HLO_LSP_INDEX_DISCOVERY_H_
 
 #include <filesystem>
 #include <string>
@@ -21,4 +21,4 @@ DiscoveryResult DiscoverFiles(const std::filesystem::path& root,
 
 }  // namespace hlo::index
 
-#endif  // HLO_LSP_HLO_INDEX_DISCOVERY_H_
+#endif  // HLO_LSP_INDEX_DISCOVERY_H_

@@ -1,4 +1,4 @@
-#include "hlo/index/store.h"
+#include "index/store.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "hlo/index/scanner.h"
+#include "index/scanner.h"
 
 #include <algorithm>
 #include <array>
