@@ -4,6 +4,7 @@
 #ifndef HLO_LSP_EXEC_EVALUATOR_INTERNAL_H_
 #define HLO_LSP_EXEC_EVALUATOR_INTERNAL_H_
 
+#include <complex>
 #include <functional>
 #include <map>
 #include <memory>
@@ -160,7 +161,10 @@ absl::StatusOr<Literal> EvalGather(const Node& node, const Literal& operand,
                                    const Literal& indices);
 absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
                                   int depth);
-// ops_linalg.cc
+// ops_linalg.cc (LoadComplex and StoreComplex serve fft too)
+std::vector<std::complex<double>> LoadComplex(const Literal& x);
+// Real types keep the real parts; integer types are left alone.
+void StoreComplex(const std::vector<std::complex<double>>& v, Literal& out);
 absl::StatusOr<Literal> EvalCholesky(const Node& node, const Literal& a);
 absl::StatusOr<Literal> EvalTriangularSolve(const Node& node, const Literal& a,
                                             const Literal& b);

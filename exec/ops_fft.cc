@@ -43,7 +43,8 @@ inline Cd Mul(Cd a, Cd b) {
 }
 
 // `scratch` holds n elements for the non-power-of-two DFT.
-void Transform(std::vector<Cd>& a, const Twiddles& tw, std::vector<Cd>& scratch) {
+void Transform(std::vector<Cd>& a, const Twiddles& tw,
+               std::vector<Cd>& scratch) {
   const size_t n = a.size();
   if (n <= 1) return;
   if ((n & (n - 1)) == 0) {
@@ -78,8 +79,8 @@ void Transform(std::vector<Cd>& a, const Twiddles& tw, std::vector<Cd>& scratch)
 
 // Transforms `data` (row-major `dims`) along `axis` in place; the lines
 // are independent and split over the worker pool.
-void AlongAxis(std::vector<Cd>& data, const std::vector<int64_t>& dims, int axis,
-               bool inverse) {
+void AlongAxis(std::vector<Cd>& data, const std::vector<int64_t>& dims,
+               int axis, bool inverse) {
   int64_t inner = 1, outer = 1;
   for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
   for (int d = 0; d < axis; ++d) outer *= dims[d];
@@ -101,22 +102,6 @@ void AlongAxis(std::vector<Cd>& data, const std::vector<int64_t>& dims, int axis
   });
 }
 
-std::vector<Cd> Load(const Literal& x) {
-  std::vector<Cd> out(x.count());
-  VisitType(x.type(), [&]<typename T>() {
-    const auto* d = x.data<typename T::S>();
-    for (int64_t i = 0; i < x.count(); ++i) {
-      auto c = T::Load(d[i]);
-      if constexpr (T::kKind == Kind::kComplex) {
-        out[i] = Cd(c.real(), c.imag());
-      } else {
-        out[i] = Cd(static_cast<double>(c), 0);
-      }
-    }
-  });
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<Literal> EvalFft(const Node& node, const Literal& x) {
@@ -124,14 +109,16 @@ absl::StatusOr<Literal> EvalFft(const Node& node, const Literal& x) {
   const FftOptions& o = *node.attrs.fft;
   const int k = static_cast<int>(o.length.size());
   const int rank = x.rank();
-  if (k < 1 || k > 3 || k > rank) return Bad("fft_length must name 1 to 3 dimensions");
+  if (k < 1 || k > 3 || k > rank)
+    return Bad("fft_length must name 1 to 3 dimensions");
   auto out = Literal::Create(node.shape);
   if (!out.ok()) return out;
   std::vector<int64_t> dims = x.dims();
-  std::vector<Cd> data = Load(x);
+  std::vector<Cd> data = LoadComplex(x);
   const int first = rank - k;
   if (o.type == FftType::kFft || o.type == FftType::kIfft) {
-    for (int a = first; a < rank; ++a) AlongAxis(data, dims, a, o.type == FftType::kIfft);
+    for (int a = first; a < rank; ++a)
+      AlongAxis(data, dims, a, o.type == FftType::kIfft);
   } else if (o.type == FftType::kRfft) {
     for (int a = first; a < rank; ++a) AlongAxis(data, dims, a, false);
     // Keep the first n/2 + 1 bins of the last dimension.
@@ -143,7 +130,8 @@ absl::StatusOr<Literal> EvalFft(const Node& node, const Literal& x) {
     dims.back() = m;
   } else {  // IRFFT: inverse on leading fft dims, then Hermitian last dim
     for (int a = first; a < rank - 1; ++a) AlongAxis(data, dims, a, true);
-    const int64_t m = dims.back(), n = o.length.back(), rows = m ? x.count() / m : 0;
+    const int64_t m = dims.back(), n = o.length.back(),
+                  rows = m ? x.count() / m : 0;
     std::vector<Cd> full(rows * n);
     std::vector<Cd> line(n), scratch;
     const Twiddles tw = MakeTwiddles(n, true);
@@ -159,18 +147,9 @@ absl::StatusOr<Literal> EvalFft(const Node& node, const Literal& x) {
     dims.back() = n;
   }
   if (static_cast<int64_t>(data.size()) != out->count())
-    return Bad(Cat("fft result has ", data.size(), " elements, the shape ", out->count()));
-  VisitType(out->type(), [&]<typename T>() {
-    auto* d = out->data<typename T::S>();
-    using C = typename T::C;
-    for (int64_t i = 0; i < out->count(); ++i) {
-      if constexpr (T::kKind == Kind::kComplex) {
-        d[i] = C(data[i].real(), data[i].imag());
-      } else if constexpr (T::kKind == Kind::kFloat) {
-        d[i] = T::Store(static_cast<C>(data[i].real()));
-      }
-    }
-  });
+    return Bad(Cat("fft result has ", data.size(), " elements, the shape ",
+                   out->count()));
+  StoreComplex(data, *out);
   return out;
 }
 

@@ -15,6 +15,8 @@ using Cd = std::complex<double>;
 
 absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
 
+}  // namespace
+
 std::vector<Cd> LoadComplex(const Literal& x) {
   std::vector<Cd> out(x.count());
   VisitType(x.type(), [&]<typename T>() {
@@ -45,8 +47,6 @@ void StoreComplex(const std::vector<Cd>& v, Literal& out) {
   });
 }
 
-}  // namespace
-
 absl::StatusOr<Literal> EvalCholesky(const Node& node, const Literal& a) {
   if (a.rank() < 2 || a.dims()[a.rank() - 1] != a.dims()[a.rank() - 2])
     return Bad("cholesky needs square matrices");
@@ -64,12 +64,14 @@ absl::StatusOr<Literal> EvalCholesky(const Node& node, const Literal& a) {
     std::vector<Cd> L(n * n, Cd(0));
     for (int64_t j = 0; j < n; ++j) {
       Cd s = at(j, j);
-      for (int64_t k = 0; k < j; ++k) s -= L[j * n + k] * std::conj(L[j * n + k]);
+      for (int64_t k = 0; k < j; ++k)
+        s -= L[j * n + k] * std::conj(L[j * n + k]);
       const double d = s.real() > 0 ? std::sqrt(s.real()) : std::nan("");
       L[j * n + j] = d;
       for (int64_t i = j + 1; i < n; ++i) {
         Cd t = at(i, j);
-        for (int64_t k = 0; k < j; ++k) t -= L[i * n + k] * std::conj(L[j * n + k]);
+        for (int64_t k = 0; k < j; ++k)
+          t -= L[i * n + k] * std::conj(L[j * n + k]);
         L[i * n + j] = t / d;
       }
     }
@@ -91,13 +93,16 @@ absl::StatusOr<Literal> EvalCholesky(const Node& node, const Literal& a) {
 
 absl::StatusOr<Literal> EvalTriangularSolve(const Node& node, const Literal& a,
                                             const Literal& b) {
-  if (!node.attrs.triangular_solve) return Bad("triangular-solve without options");
+  if (!node.attrs.triangular_solve)
+    return Bad("triangular-solve without options");
   const TriangularSolveOptions& o = *node.attrs.triangular_solve;
-  if (a.rank() < 2 || b.rank() != a.rank()) return Bad("triangular-solve ranks");
+  if (a.rank() < 2 || b.rank() != a.rank())
+    return Bad("triangular-solve ranks");
   const int64_t n = a.dims().back();
   const int64_t rows = b.dims()[b.rank() - 2], cols = b.dims().back();
   const int64_t batch = n ? a.count() / (n * n) : 0;
-  if ((o.left_side ? rows : cols) != n) return Bad("triangular-solve sizes differ");
+  if ((o.left_side ? rows : cols) != n)
+    return Bad("triangular-solve sizes differ");
   std::vector<Cd> A = LoadComplex(a), B = LoadComplex(b);
   const bool transpose = o.transpose_a != TriangularTranspose::kNoTranspose;
   const bool conj = o.transpose_a == TriangularTranspose::kAdjoint;
@@ -141,7 +146,8 @@ absl::StatusOr<Literal> EvalTriangularSolve(const Node& node, const Literal& a,
   }
   auto lit = Literal::Create(node.shape);
   if (!lit.ok()) return lit;
-  if (lit->count() != b.count()) return Bad("triangular-solve result shape differs");
+  if (lit->count() != b.count())
+    return Bad("triangular-solve result shape differs");
   StoreComplex(B, *lit);
   return lit;
 }
