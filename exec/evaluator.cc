@@ -8,13 +8,12 @@
 #include <thread>
 #include <unordered_map>
 
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_join.h"
 #include "exec/evaluator_internal.h"
 #include "exec/fake_data.h"
-#include "exec/platform.h"
 #include "exec/rendezvous.h"
+#include "exec/stats.h"
 #include "exec/strings.h"
 #include "hlo/attributes.h"
 #include "hlo/query.h"
@@ -26,7 +25,8 @@ using O = Opcode;
 
 template <typename... A>
 absl::Status Err(const ParsedFile& file, Id instr, const A&... message) {
-  return absl::InvalidArgumentError(Cat(Where(file, instr), message...));
+  return AtInstruction(file, instr,
+                       absl::InvalidArgumentError(Cat(message...)));
 }
 
 std::vector<int64_t> LayoutOf(const ParsedFile& file, Id shape) {
@@ -53,8 +53,35 @@ std::string Where(const ParsedFile& file, Id instruction) {
   const Instruction& in = file.instructions[instruction];
   std::string name(file.Name(in));
   return Cat("line ", file.lines().LineOf(in.span.begin) + 1, ": ",
-                      name.empty() ? "" : "%" + name + " ",
-                      file.Text(in.opcode_span), ": ");
+             name.empty() ? "" : "%" + name + " ", file.Text(in.opcode_span),
+             ": ");
+}
+
+namespace {
+// The payload that marks an error as placed: the 1-based line it names.
+constexpr char kLinePayload[] = "hlo-lsp.exec/line";
+}  // namespace
+
+absl::Status AtInstruction(const ParsedFile& file, Id instruction,
+                           const absl::Status& status) {
+  const std::string where = Where(file, instruction);
+  absl::Status out(status.code(), Cat(where, status.message()));
+  if (!where.empty()) {
+    const Instruction& in = file.instructions[instruction];
+    out.SetPayload(
+        kLinePayload,
+        absl::Cord(std::to_string(file.lines().LineOf(in.span.begin) + 1)));
+  }
+  return out;
+}
+
+bool IsPlaced(const absl::Status& status) {
+  return status.GetPayload(kLinePayload).has_value();
+}
+
+void KeepPlace(const absl::Status& from, absl::Status& to) {
+  if (auto line = from.GetPayload(kLinePayload))
+    to.SetPayload(kLinePayload, *line);
 }
 
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
@@ -86,8 +113,7 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
         const Operand& op = file.operands[in.operands.begin + next++];
         Id dep = operand_id(op);
         if (dep == kNone)
-          return Err(file, id, Cat("undefined operand ",
-                                            file.Text(op.name)));
+          return Err(file, id, Cat("undefined operand ", file.Text(op.name)));
         int& s = state[dep];
         if (s == 1) return Err(file, id, "cycle in operands");
         if (s == 0) {
@@ -115,13 +141,14 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
         return Err(file, id, node.attrs.errors[0].message);
       for (Id r = in.called.begin; r < in.called.end(); ++r) {
         const ComputationRef& ref = file.computation_refs[r];
-        std::string key = ref.attribute != kNone
-                              ? std::string(file.Text(file.attributes[ref.attribute].key))
-                              : "calls";
+        std::string key =
+            ref.attribute != kNone
+                ? std::string(file.Text(file.attributes[ref.attribute].key))
+                : "calls";
         if (!IsCallKey(key)) continue;
         if (ref.computation == kNone)
-          return Err(file, id, Cat("undefined computation ",
-                                            file.Text(ref.name)));
+          return Err(file, id,
+                     Cat("undefined computation ", file.Text(ref.name)));
         node.calls[key].push_back(ref.computation);
       }
       for (Id o = in.operands.begin; o < in.operands.end(); ++o) {
@@ -173,54 +200,12 @@ absl::StatusOr<const Plan*> Evaluator::GetPlan(Id computation) {
 }
 
 void Evaluator::RecordStats(Id instruction, const Literal& value) {
-  if (value.is_tuple() || value.type() == PrimitiveType::kToken) return;
-  auto [it, inserted] = stats_index_.try_emplace(instruction, result_.stats.size());
-  if (inserted) {
-    result_.stats.push_back({});
-    result_.stats.back().instruction = instruction;
-  }
-  InstructionStats& s = result_.stats[it->second];
-  s.runs++;
-  s.elements += value.count();
-  int64_t nonfinite = 0;
-  VisitType(value.type(), [&]<typename T>() {
-    const auto* d = value.data<typename T::S>();
-    double lo = s.min, hi = s.max, sum = 0;
-    int64_t nan = 0, inf = 0;
-    for (int64_t i = 0; i < value.count(); ++i) {
-      double v;
-      if constexpr (T::kKind == Kind::kComplex) {
-        v = std::abs(T::Load(d[i]));
-      } else {
-        v = static_cast<double>(T::Load(d[i]));
-      }
-      if (std::isnan(v)) {
-        ++nan;
-      } else if (std::isinf(v)) {
-        ++inf;
-      } else {
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-        sum += v;
-      }
-    }
-    s.min = lo;
-    s.max = hi;
-    s.sum += sum;
-    s.nan_count += nan;
-    s.inf_count += inf;
-    nonfinite = nan + inf;
-  });
-  if (nonfinite && result_.first_nonfinite == kNone) {
-    result_.first_nonfinite = instruction;
-    // origin_only: earlier fused runs of its computation recorded nothing.
-    if (options_.origin_only && RanFusedBefore(*this, fused_ran_, instruction))
-      restart_needed_ = true;
-  }
+  stats_.Add(StatsOf(instruction, value), *this, options_.origin_only);
 }
 
-absl::StatusOr<Value> Evaluator::Run(Id computation, std::span<const Value> args,
-                                     int depth, bool collect) {
+absl::StatusOr<Value> Evaluator::Run(Id computation,
+                                     std::span<const Value> args, int depth,
+                                     bool collect) {
   if (depth > options_.max_call_depth)
     return absl::InvalidArgumentError("call depth limit exceeded");
   auto plan_or = GetPlan(computation);
@@ -239,20 +224,19 @@ absl::StatusOr<Value> Evaluator::Run(Id computation, std::span<const Value> args
       const Value& arg = args[node.attrs.parameter_number.value_or(0)];
       if (!arg || ShapeString(arg->shape()) != ShapeString(node.shape))
         return Err(file_, node.id, "argument is ",
-                   arg ? ShapeString(arg->shape()) : "missing", ", the parameter is ",
-                   ShapeString(node.shape));
+                   arg ? ShapeString(arg->shape()) : "missing",
+                   ", the parameter is ", ShapeString(node.shape));
       values[i] = arg;
     } else {
       auto v = EvalNode(plan, node, values, depth);
       if (!v.ok()) {
-        if (absl::StrContains(v.status().message(), "line ")) return v.status();
-        return absl::Status(v.status().code(),
-                            Cat(Where(file_, node.id), v.status().message()));
+        if (IsPlaced(v.status())) return v.status();
+        return AtInstruction(file_, node.id, v.status());
       }
       values[i] = *std::move(v);
       if (collect && options_.collect_stats) {
         RecordStats(node.id, *values[i]);
-        if (restart_needed_)
+        if (stats_.restart_needed())
           return absl::AbortedError("the NaN origin search starts again");
       }
     }
@@ -318,7 +302,8 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
     case O::kFusion: {
       Id callee = node.Call(node.op == O::kCall ? "to_apply" : "calls");
       if (callee == kNone) callee = node.Call("calls");
-      if (callee == kNone) return absl::InvalidArgumentError("no computation to call");
+      if (callee == kNone)
+        return absl::InvalidArgumentError("no computation to call");
       if (node.op == O::kFusion &&
           (!options_.collect_stats || options_.origin_only)) {
         // Per-instruction stats need every intermediate whole, so only
@@ -328,7 +313,7 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
         if (!fused.ok()) return fused.status();
         const FusionStats rule =
             options_.collect_stats
-                ? FusionStatsRule(**fused, result_.first_nonfinite)
+                ? FusionStatsRule(**fused, stats_.first_nonfinite())
                 : FusionStats::kNone;
         const int64_t steps = static_cast<int64_t>((*fused)->nodes.size());
         if (options_.max_steps && result_.steps + steps > options_.max_steps)
@@ -345,7 +330,7 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
               }
             }
             if (options_.collect_stats) {
-              fused_ran_.insert(callee);
+              stats_.RanFused(callee);
               ++result_.fused_runs;
             }
             result_.steps += steps;
@@ -365,7 +350,8 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
         auto c = Run(cond, std::span<const Value>(&state, 1), depth + 1);
         if (!c.ok()) return c.status();
         if ((*c)->is_tuple() || (*c)->count() != 1)
-          return absl::InvalidArgumentError("while condition is not a scalar pred");
+          return absl::InvalidArgumentError(
+              "while condition is not a scalar pred");
         if (!(*c)->GetInt(0)) break;
         auto next = Run(body, std::span<const Value>(&state, 1), depth + 1);
         if (!next.ok()) return next.status();
@@ -380,7 +366,8 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       if (it != node.calls.end()) {
         branches = it->second;
       } else {
-        branches = {node.Call("true_computation"), node.Call("false_computation")};
+        branches = {node.Call("true_computation"),
+                    node.Call("false_computation")};
       }
       if (branches.empty()) return absl::InvalidArgumentError("no branches");
       int64_t b;
@@ -397,17 +384,23 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
         return absl::InvalidArgumentError("conditional branch operand missing");
       return Run(branches[b], std::span<const Value>(&in[b + 1], 1), depth + 1);
     }
-    case O::kAfterAll: case O::kGenerateToken:
+    case O::kAfterAll:
+    case O::kGenerateToken:
       return wrap(Literal::CreateArray(PrimitiveType::kToken, {}));
-    case O::kAddDependency: case O::kOptimizationBarrier: case O::kOptBarrier:
-    case O::kDomain: case O::kAsyncUpdate: case O::kAllReduceDone:
+    case O::kAddDependency:
+    case O::kOptimizationBarrier:
+    case O::kOptBarrier:
+    case O::kDomain:
+    case O::kAsyncUpdate:
+    case O::kAllReduceDone:
       if (absl::Status s = need(1); !s.ok()) return s;
       return in[0];
     case O::kCopyStart: {
       if (absl::Status s = need(1); !s.ok()) return s;
       return std::make_shared<const Literal>(Literal::MakeTuple(
           {in[0], in[0],
-           std::make_shared<const Literal>(Literal::ScalarFromInt(PrimitiveType::kU32, 0))}));
+           std::make_shared<const Literal>(
+               Literal::ScalarFromInt(PrimitiveType::kU32, 0))}));
     }
     case O::kCopyDone:
       if (absl::Status s = need(1); !s.ok()) return s;
@@ -415,7 +408,8 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
       return in[0]->elements()[0];
     case O::kAsyncStart: {
       Id callee = node.Call("calls");
-      absl::StatusOr<Value> r = absl::InvalidArgumentError("async-start without calls=");
+      absl::StatusOr<Value> r =
+          absl::InvalidArgumentError("async-start without calls=");
       if (callee != kNone) {
         r = Run(callee, in, depth + 1);
       } else if (absl::StatusOr<Node> inner = WrappedOp(node); inner.ok()) {
@@ -427,7 +421,8 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
     case O::kAsyncDone:
       if (absl::Status s = need(1); !s.ok()) return s;
       if (!in[0]->is_tuple() || in[0]->elements().size() < 2)
-        return absl::InvalidArgumentError("async-done operand is not an async tuple");
+        return absl::InvalidArgumentError(
+            "async-done operand is not an async tuple");
       return in[0]->elements()[1];
     case O::kPartitionId:
       return wrap(Literal::ScalarFromInt(node.shape.type,
@@ -441,7 +436,8 @@ absl::StatusOr<Value> Evaluator::EvalNode(const Plan& plan, const Node& node,
   }
 }
 
-absl::StatusOr<Value> EvalRngGetAndUpdateState(Evaluator& ev, const Node& node) {
+absl::StatusOr<Value> EvalRngGetAndUpdateState(Evaluator& ev,
+                                               const Node& node) {
   // XLA keeps a 128-bit state per executable; here it is a counter that
   // starts at the evaluator's seed-derived state.
   if (node.shape.dims.size() != 1 || node.shape.dims[0] != 2)
@@ -470,13 +466,28 @@ namespace {
 bool OpSupported(Opcode op) {
   if (IsLeafOp(op)) return true;
   switch (op) {
-    case O::kParameter: case O::kConstant: case O::kTuple:
-    case O::kGetTupleElement: case O::kCall: case O::kFusion: case O::kWhile:
-    case O::kConditional: case O::kAfterAll: case O::kGenerateToken:
-    case O::kAddDependency: case O::kOptimizationBarrier: case O::kOptBarrier:
-    case O::kDomain: case O::kAsyncStart: case O::kAsyncUpdate:
-    case O::kAsyncDone: case O::kCopyStart: case O::kCopyDone:
-    case O::kPartitionId: case O::kReplicaId: case O::kAllReduceDone:
+    case O::kParameter:
+    case O::kConstant:
+    case O::kTuple:
+    case O::kGetTupleElement:
+    case O::kCall:
+    case O::kFusion:
+    case O::kWhile:
+    case O::kConditional:
+    case O::kAfterAll:
+    case O::kGenerateToken:
+    case O::kAddDependency:
+    case O::kOptimizationBarrier:
+    case O::kOptBarrier:
+    case O::kDomain:
+    case O::kAsyncStart:
+    case O::kAsyncUpdate:
+    case O::kAsyncDone:
+    case O::kCopyStart:
+    case O::kCopyDone:
+    case O::kPartitionId:
+    case O::kReplicaId:
+    case O::kAllReduceDone:
       return true;
     default:
       return false;
@@ -571,29 +582,31 @@ absl::Status CheckSupported(const ParsedFile& file, Id module) {
       const Instruction& in = file.instructions[i];
       std::string what;
       if (in.opcode == O::kCustomCall ||
-          (in.opcode == O::kAsyncStart && in.wrapped_opcode == O::kCustomCall)) {
+          (in.opcode == O::kAsyncStart &&
+           in.wrapped_opcode == O::kCustomCall)) {
         const Attribute* a = file.FindAttribute(in, "custom_call_target");
         std::string target;
         if (a) {
           auto t = DecodeString(file.Text(a->value));
           if (t.ok()) target = *t;
         }
-        const bool decomposed = target.rfind("xla_builder.", 0) == 0 &&
-                                in.called.count == 1;
+        const bool decomposed =
+            target.rfind("xla_builder.", 0) == 0 && in.called.count == 1;
         if (!decomposed && !CustomCallSupported(target))
           what = Cat("custom-call target \"", target, "\"");
       } else if (in.opcode == O::kUnknown) {
         what = Cat("unknown op ", file.Text(in.opcode_span));
       } else if (!OpSupported(in.opcode)) {
         what = Cat("op ", OpcodeName(in.opcode));
-      } else if (in.opcode == O::kAsyncStart && in.wrapped_opcode != O::kUnknown &&
-                 in.wrapped_opcode != O::kCustomCall && !OpSupported(in.wrapped_opcode)) {
+      } else if (in.opcode == O::kAsyncStart &&
+                 in.wrapped_opcode != O::kUnknown &&
+                 in.wrapped_opcode != O::kCustomCall &&
+                 !OpSupported(in.wrapped_opcode)) {
         what = Cat("op ", file.Text(in.opcode_span));
       }
       if (what.empty() || !seen.insert(what).second) continue;
-      problems.push_back(Cat(
-          "unsupported ", what, " (line ", file.lines().LineOf(in.span.begin) + 1,
-          ")"));
+      problems.push_back(Cat("unsupported ", what, " (line ",
+                             file.lines().LineOf(in.span.begin) + 1, ")"));
     }
   }
   if (problems.empty()) return absl::OkStatus();
@@ -658,7 +671,8 @@ std::optional<int64_t> EstimatePeakMemory(const ParsedFile& file, Id module) {
       total += ShapeBytes(file, file.instructions[i].shape);
   }
   DeviceCount d = ModuleDevices(file, module);
-  if (total >= INT64_MAX / 4 / std::max<int64_t>(1, d.total())) return std::nullopt;
+  if (total >= INT64_MAX / 4 / std::max<int64_t>(1, d.total()))
+    return std::nullopt;
   return total * d.total();
 }
 
@@ -697,8 +711,9 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
   const Id entry = file.modules[module].entry;
   DeviceCount devices = ModuleDevices(file, module);
   if (devices.total() > 4096)
-    return absl::ResourceExhaustedError(Cat(
-        "the module has ", devices.total(), " participants; at most 4096 run here"));
+    return absl::ResourceExhaustedError(
+        Cat("the module has ", devices.total(),
+            " participants; at most 4096 run here"));
   if (args.empty()) return absl::InvalidArgumentError("no arguments given");
   const int64_t n = devices.total();
   auto op_by_op = [&] {  // every instruction recorded: no origin_only
@@ -719,7 +734,8 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
     if (!results[d].ok()) rendezvous.Abort(results[d].status());
   };
   if (args.size() != 1 && static_cast<int64_t>(args.size()) != n)
-    return absl::InvalidArgumentError("argument sets do not match participants");
+    return absl::InvalidArgumentError(
+        "argument sets do not match participants");
   if (n == 1) {
     run_one(0);
     if (evaluators[0]->restart_needed()) {
@@ -732,11 +748,11 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
     try {
       for (int64_t d = 0; d < n; ++d) threads.emplace_back(run_one, d);
     } catch (const std::system_error& e) {  // thread limits: fail cleanly
-      rendezvous.Abort(absl::ResourceExhaustedError(
-          Cat("cannot start participant thread ", threads.size(), ": ", e.what())));
+      rendezvous.Abort(absl::ResourceExhaustedError(Cat(
+          "cannot start participant thread ", threads.size(), ": ", e.what())));
       for (auto& t : threads) t.join();
-      return absl::ResourceExhaustedError(Cat("cannot start ", n,
-                                              " participant threads: ", e.what()));
+      return absl::ResourceExhaustedError(
+          Cat("cannot start ", n, " participant threads: ", e.what()));
     }
     for (auto& t : threads) t.join();
   }
@@ -746,8 +762,8 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
     out.results.push_back(*results[d]);
   }
   EvalResult& first = evaluators[0]->result();
-  out.stats = std::move(first.stats);
-  out.first_nonfinite = first.first_nonfinite;
+  out.stats = evaluators[0]->stats().Take();
+  out.first_nonfinite = evaluators[0]->stats().first_nonfinite();
   out.steps = first.steps;
   out.fused_runs = first.fused_runs;
   out.fused_reruns = first.fused_reruns;

@@ -30,7 +30,7 @@ struct Node {
   Opcode wrapped = Opcode::kUnknown;  // sugared async ops (all-to-all-start)
   LiteralShape shape;
   std::vector<int64_t> minor_to_major;  // empty: default (row-major)
-  std::vector<int> operands;  // node indices
+  std::vector<int> operands;            // node indices
   std::vector<std::vector<int64_t>> operand_layouts;  // minor_to_major each
   InstructionAttributes attrs;
   std::map<std::string, std::vector<Id>, std::less<>> calls;  // key -> comps
@@ -42,10 +42,10 @@ struct Node {
 
 struct Plan {
   Id computation = kNone;
-  std::vector<Node> nodes;        // dependency order
+  std::vector<Node> nodes;  // dependency order
   int root = -1;
-  std::vector<int> parameters;    // node index by parameter number
-  std::vector<int> last_use;      // node index of the last reader
+  std::vector<int> parameters;  // node index by parameter number
+  std::vector<int> last_use;    // node index of the last reader
 };
 
 absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
@@ -53,6 +53,40 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
 
 // Where an error happened: "line N: opcode: message".
 std::string Where(const ParsedFile& file, Id instruction);
+// `status` with Where(instruction) before its message and the line it names
+// carried as data, so that the walks up the call chain (the evaluator's
+// and the GPU runner's Run) leave it as it is (IsPlaced).
+absl::Status AtInstruction(const ParsedFile& file, Id instruction,
+                           const absl::Status& status);
+bool IsPlaced(const absl::Status& status);
+// Gives `to` the place `from` carries, if any (an error passed on).
+void KeepPlace(const absl::Status& from, absl::Status& to);
+
+class Evaluator;
+
+// A run's per-instruction statistics (execution order, every run of an
+// instruction added up) and its first NaN/Inf origin, kept alike by the
+// evaluator and the GPU runner. `plans` gives the plans of computations
+// that ran fused (RanFused) for the origin_only rule (FusionStatsRule).
+class StatsLog {
+ public:
+  // Adds one run's statistics (StatsOf; a tuple's or token's, runs == 0,
+  // add nothing). Their first NaN/Inf names the origin; under origin_only,
+  // an origin in a computation that ran fused before sets restart_needed().
+  void Add(const InstructionStats& one, Evaluator& plans, bool origin_only);
+  // `computation` ran fused, without statistics inside.
+  void RanFused(Id computation) { fused_ran_.insert(computation); }
+  Id first_nonfinite() const { return first_nonfinite_; }
+  bool restart_needed() const { return restart_needed_; }
+  std::vector<InstructionStats> Take() { return std::move(stats_); }
+
+ private:
+  std::vector<InstructionStats> stats_;
+  std::map<Id, size_t> index_;
+  Id first_nonfinite_ = kNone;
+  std::set<Id> fused_ran_;
+  bool restart_needed_ = false;
+};
 
 class Evaluator {
  public:
@@ -71,9 +105,10 @@ class Evaluator {
   DeviceCount devices() const { return devices_; }
   Rendezvous* rendezvous() const { return rendezvous_; }
   EvalResult& result() { return result_; }
+  StatsLog& stats() { return stats_; }
   // origin_only: the origin turned up where earlier fused runs recorded no
   // statistics; the run stopped and must start again op by op.
-  bool restart_needed() const { return restart_needed_; }
+  bool restart_needed() const { return stats_.restart_needed(); }
   uint64_t NextRngState() { return rng_state_++; }
   // rng-get-and-update-state: the state before, then advanced by `delta`.
   uint64_t GetAndAdvanceRngState(uint64_t delta) {
@@ -94,11 +129,9 @@ class Evaluator {
   DeviceCount devices_;
   Rendezvous* rendezvous_;
   std::map<Id, std::unique_ptr<Plan>> plans_;
-  std::map<Id, size_t> stats_index_;
+  StatsLog stats_;
   EvalResult result_;
   uint64_t rng_state_ = 0;
-  std::set<Id> fused_ran_;  // computations run fused without statistics
-  bool restart_needed_ = false;
 };
 
 // ---------------------------------------------------------- op families --

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <numeric>
 
-#include "absl/strings/str_cat.h"
 #include "exec/evaluator.h"
 #include "exec/strings.h"
 #include "hlo/attributes.h"
@@ -28,7 +27,8 @@ Id OperandDef(const ParsedFile& file, const Instruction& in, uint32_t k) {
 }
 
 // 0 for add(p0, p1) reducers, 1 for multiply, nullopt otherwise.
-std::optional<int64_t> ReducerIdentity(const ParsedFile& file, const Instruction& in) {
+std::optional<int64_t> ReducerIdentity(const ParsedFile& file,
+                                       const Instruction& in) {
   for (Id r = in.called.begin; r < in.called.end(); ++r) {
     Id c = file.computation_refs[r].computation;
     if (c == kNone) continue;
@@ -39,7 +39,8 @@ std::optional<int64_t> ReducerIdentity(const ParsedFile& file, const Instruction
     bool params = true;
     for (uint32_t k = 0; k < 2; ++k) {
       Id d = OperandDef(file, root, k);
-      if (d == kNone || file.instructions[d].opcode != O::kParameter) params = false;
+      if (d == kNone || file.instructions[d].opcode != O::kParameter)
+        params = false;
     }
     if (!params) continue;
     if (root.opcode == O::kAdd) return 0;
@@ -60,8 +61,8 @@ void Merge(FakeConstraint* into, const FakeConstraint& c) {
 }
 
 // Walks the uses of `instruction` (depth-limited).
-void Collect(const ParsedFile& file, Id instruction, bool index_path,
-             int depth, FakeConstraint* out) {
+void Collect(const ParsedFile& file, Id instruction, bool index_path, int depth,
+             FakeConstraint* out) {
   if (depth > 32) return;
   for (const Use& use : UsersOf(file, instruction)) {
     if (use.operand == kNone) continue;
@@ -73,16 +74,21 @@ void Collect(const ParsedFile& file, Id instruction, bool index_path,
       case O::kReducePrecision:
         Collect(file, use.user, index_path, depth + 1, out);
         break;
-      case O::kReshape: case O::kTranspose: case O::kCopy: case O::kSlice:
+      case O::kReshape:
+      case O::kTranspose:
+      case O::kCopy:
+      case O::kSlice:
       case O::kBitcast:
         Collect(file, use.user, true, depth + 1, out);
         break;
-      case O::kFusion: case O::kCall: {
+      case O::kFusion:
+      case O::kCall: {
         for (Id r = user.called.begin; r < user.called.end(); ++r) {
           Id callee = file.computation_refs[r].computation;
           if (callee == kNone) continue;
           const Computation& comp = file.computations[callee];
-          for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+          for (Id i = comp.instructions.begin; i < comp.instructions.end();
+               ++i) {
             if (file.instructions[i].opcode == O::kParameter &&
                 ParameterNumber(file, i) == static_cast<int64_t>(k))
               Collect(file, i, index_path, depth + 1, out);
@@ -92,7 +98,8 @@ void Collect(const ParsedFile& file, Id instruction, bool index_path,
       }
       case O::kDynamicSlice: {
         if (k < 1) break;
-        std::vector<int64_t> dims = DimsOf(file, file.instructions[OperandDef(file, user, 0)].shape);
+        std::vector<int64_t> dims =
+            DimsOf(file, file.instructions[OperandDef(file, user, 0)].shape);
         std::vector<int64_t> sizes = DimsOf(file, user.shape);
         const size_t d = k - 1;
         if (d < dims.size() && d < sizes.size()) {
@@ -103,8 +110,10 @@ void Collect(const ParsedFile& file, Id instruction, bool index_path,
       }
       case O::kDynamicUpdateSlice: {
         if (k < 2) break;
-        std::vector<int64_t> dims = DimsOf(file, file.instructions[OperandDef(file, user, 0)].shape);
-        std::vector<int64_t> sizes = DimsOf(file, file.instructions[OperandDef(file, user, 1)].shape);
+        std::vector<int64_t> dims =
+            DimsOf(file, file.instructions[OperandDef(file, user, 0)].shape);
+        std::vector<int64_t> sizes =
+            DimsOf(file, file.instructions[OperandDef(file, user, 1)].shape);
         const size_t d = k - 2;
         if (d < dims.size() && d < sizes.size()) {
           c.index_max = std::max<int64_t>(0, dims[d] - sizes[d]);
@@ -112,7 +121,8 @@ void Collect(const ParsedFile& file, Id instruction, bool index_path,
         }
         break;
       }
-      case O::kGather: case O::kScatter: {
+      case O::kGather:
+      case O::kScatter: {
         if (k != 1) break;
         InstructionAttributes attrs = DecodeInstructionAttributes(file, user);
         std::vector<int64_t> map;
@@ -120,13 +130,16 @@ void Collect(const ParsedFile& file, Id instruction, bool index_path,
           map = attrs.gather_dimension_numbers->start_index_map;
         if (user.opcode == O::kScatter && attrs.scatter_dimension_numbers)
           map = attrs.scatter_dimension_numbers->scatter_dims_to_operand_dims;
-        std::vector<int64_t> dims = DimsOf(file, file.instructions[OperandDef(file, user, 0)].shape);
+        std::vector<int64_t> dims =
+            DimsOf(file, file.instructions[OperandDef(file, user, 0)].shape);
         int64_t mx = INT64_MAX;
         for (int64_t d : map)
-          if (d >= 0 && d < static_cast<int64_t>(dims.size())) mx = std::min(mx, dims[d] - 1);
+          if (d >= 0 && d < static_cast<int64_t>(dims.size()))
+            mx = std::min(mx, dims[d] - 1);
         if (mx != INT64_MAX) {
           c.index_max = std::max<int64_t>(0, mx);
-          c.reason = user.opcode == O::kGather ? "gather index" : "scatter index";
+          c.reason =
+              user.opcode == O::kGather ? "gather index" : "scatter index";
         }
         break;
       }
@@ -165,7 +178,8 @@ void Collect(const ParsedFile& file, Id instruction, bool index_path,
 }
 
 template <typename T>
-void FillTyped(Literal& lit, std::minstd_rand0& engine, const FakeConstraint& c) {
+void FillTyped(Literal& lit, std::minstd_rand0& engine,
+               const FakeConstraint& c) {
   using C = typename T::C;
   auto* d = lit.data<typename T::S>();
   const int64_t n = lit.count();
@@ -211,7 +225,8 @@ void FillTyped(Literal& lit, std::minstd_rand0& engine, const FakeConstraint& c)
     W lo = static_cast<W>(T::Min()), hi = static_cast<W>(T::Max());
     if (c.index_max) {
       lo = 0;
-      hi = static_cast<W>(std::min<uint64_t>(*c.index_max, static_cast<uint64_t>(T::Max())));
+      hi = static_cast<W>(
+          std::min<uint64_t>(*c.index_max, static_cast<uint64_t>(T::Max())));
     }
     std::uniform_int_distribution<W> g(lo, hi);
     for (int64_t i = 0; i < n; ++i) d[i] = T::Store(static_cast<C>(g(engine)));
@@ -235,13 +250,15 @@ void FillFake(Literal& lit, std::minstd_rand0& engine,
     }
     return;
   }
-  VisitType(lit.type(), [&]<typename T>() { FillTyped<T>(lit, engine, constraint); });
+  VisitType(lit.type(),
+            [&]<typename T>() { FillTyped<T>(lit, engine, constraint); });
 }
 
 absl::StatusOr<FakeConstraint> ParameterConstraint(const ParsedFile& file,
                                                    Id module, int64_t number) {
   const Module& m = file.modules[module];
-  if (m.entry == kNone) return absl::InvalidArgumentError("no entry computation");
+  if (m.entry == kNone)
+    return absl::InvalidArgumentError("no entry computation");
   const Computation& entry = file.computations[m.entry];
   FakeConstraint c;
   for (Id i = entry.instructions.begin; i < entry.instructions.end(); ++i) {
@@ -268,8 +285,8 @@ absl::StatusOr<std::vector<Value>> MakeFakeArguments(
     FillFake(*lit, engine, *c);
     if (notes && !c->reason.empty()) {
       std::string what = c->reason;
-      if (c->index_max) absl::StrAppend(&what, " in [0, ", *c->index_max, "]");
-      if (c->init_value) absl::StrAppend(&what, " = ", *c->init_value);
+      if (c->index_max) what += Cat(" in [0, ", *c->index_max, "]");
+      if (c->init_value) what += Cat(" = ", *c->init_value);
       if (c->no_duplicates) what += " without duplicates";
       notes->push_back(Cat("arg", k, ": ", what));
     }

@@ -45,15 +45,24 @@ struct Program {
 // the arguments and the result (no block copies, no literals per block).
 std::optional<VecFn> F32Unary(Opcode op) {
   switch (op) {
-    case O::kExponential: return VecFn::kExp;
-    case O::kExponentialMinusOne: return VecFn::kExpm1;
-    case O::kLog: return VecFn::kLog;
-    case O::kLogPlusOne: return VecFn::kLog1p;
-    case O::kTanh: return VecFn::kTanh;
-    case O::kLogistic: return VecFn::kLogistic;
-    case O::kSqrt: return VecFn::kSqrt;
-    case O::kRsqrt: return VecFn::kRsqrt;
-    default: return std::nullopt;
+    case O::kExponential:
+      return VecFn::kExp;
+    case O::kExponentialMinusOne:
+      return VecFn::kExpm1;
+    case O::kLog:
+      return VecFn::kLog;
+    case O::kLogPlusOne:
+      return VecFn::kLog1p;
+    case O::kTanh:
+      return VecFn::kTanh;
+    case O::kLogistic:
+      return VecFn::kLogistic;
+    case O::kSqrt:
+      return VecFn::kSqrt;
+    case O::kRsqrt:
+      return VecFn::kRsqrt;
+    default:
+      return std::nullopt;
   }
 }
 bool F32Binary(Opcode op) {
@@ -176,12 +185,12 @@ void RunBlocksF32(const Plan& plan, const Program& p, Operands args,
       const Role role = p.roles[i];
       if (role == Role::kScalar) continue;
       if (role == Role::kParameter) {
-        ptr[i] = args[node.attrs.parameter_number.value_or(0)]->data<float>() + lo;
+        ptr[i] =
+            args[node.attrs.parameter_number.value_or(0)]->data<float>() + lo;
         continue;
       }
-      float* __restrict o = static_cast<int>(i) == plan.root
-                                ? result + lo
-                                : buffers[i].data();
+      float* __restrict o =
+          static_cast<int>(i) == plan.root ? result + lo : buffers[i].data();
       if (node.operands.size() == 1) {
         VecMathF32(*F32Unary(node.op), ptr[node.operands[0]], o, m);
       } else {
@@ -251,10 +260,7 @@ absl::Status RunBlocks(const ParsedFile& file, const Plan& plan,
         lit = role == Role::kConvert ? ConvertLiteral(*in[0], node.shape.type)
                                      : EvalElementwise(node, in);
       }
-      if (!lit.ok())
-        return absl::Status(lit.status().code(),
-                            Where(file, node.id) +
-                                std::string(lit.status().message()));
+      if (!lit.ok()) return AtInstruction(file, node.id, lit.status());
       values[i] = std::make_shared<const Literal>(*std::move(lit));
       for (int o : plan.nodes[i].operands)
         if (plan.last_use[o] == static_cast<int>(i)) values[o].reset();

@@ -40,9 +40,11 @@ absl::StatusOr<std::vector<Value>> Rendezvous::Exchange(
 
 void Rendezvous::Abort(const absl::Status& status) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (aborted_.ok())
+  if (aborted_.ok()) {
     aborted_ = absl::AbortedError(
         Cat("another participant failed: ", status.message()));
+    KeepPlace(status, aborted_);  // its line is named: the walks keep it
+  }
   cv_.notify_all();
 }
 
@@ -53,7 +55,8 @@ using O = Opcode;
 absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
 
 // The participants (device ids, in rank order) of this device's group.
-absl::StatusOr<std::vector<int64_t>> GroupOf(const Evaluator& ev, const Node& node,
+absl::StatusOr<std::vector<int64_t>> GroupOf(const Evaluator& ev,
+                                             const Node& node,
                                              bool partition_mode_ops) {
   const DeviceCount dc = ev.devices();
   const int64_t P = dc.partitions, R = dc.replicas;
@@ -66,7 +69,8 @@ absl::StatusOr<std::vector<int64_t>> GroupOf(const Evaluator& ev, const Node& no
   }
   const bool channel = node.attrs.channel_id.has_value();
   const bool global = node.attrs.use_global_device_ids.value_or(false);
-  auto find = [&](int64_t id, int64_t domain) -> absl::StatusOr<std::vector<int64_t>> {
+  auto find = [&](int64_t id,
+                  int64_t domain) -> absl::StatusOr<std::vector<int64_t>> {
     if (groups.empty()) {
       std::vector<int64_t> all(domain);
       for (int64_t i = 0; i < domain; ++i) all[i] = i;
@@ -110,7 +114,8 @@ absl::StatusOr<std::vector<int64_t>> GroupOf(const Evaluator& ev, const Node& no
 
 // Elementwise reduction of `values` (same shape) with the reducer.
 absl::StatusOr<Value> ReduceValues(Evaluator& ev, Id reducer,
-                                   const std::vector<Value>& values, int depth) {
+                                   const std::vector<Value>& values,
+                                   int depth) {
   const Literal& first = *values[0];
   if (first.is_tuple()) {
     std::vector<Value> elements;
@@ -121,12 +126,14 @@ absl::StatusOr<Value> ReduceValues(Evaluator& ev, Id reducer,
       if (!r.ok()) return r;
       elements.push_back(*r);
     }
-    return std::make_shared<const Literal>(Literal::MakeTuple(std::move(elements)));
+    return std::make_shared<const Literal>(
+        Literal::MakeTuple(std::move(elements)));
   }
   auto acc = first.Clone();
   if (!acc.ok()) return acc.status();
   for (size_t k = 1; k < values.size(); ++k) {
-    if (values[k]->count() != first.count()) return Bad("collective shapes differ");
+    if (values[k]->count() != first.count())
+      return Bad("collective shapes differ");
     // Reduce elementwise: build a node-less binary op through the reducer's
     // root when it is a plain binary op, else per element.
     auto plan = ev.GetPlan(reducer);
@@ -163,7 +170,8 @@ absl::StatusOr<Value> ReduceValues(Evaluator& ev, Id reducer,
 // Concatenates arrays along `dim`.
 absl::StatusOr<Literal> Concat(const std::vector<Value>& parts, int64_t dim) {
   std::vector<int64_t> dims = parts[0]->dims();
-  if (dim < 0 || dim >= static_cast<int64_t>(dims.size())) return Bad("dimension out of range");
+  if (dim < 0 || dim >= static_cast<int64_t>(dims.size()))
+    return Bad("dimension out of range");
   dims[dim] = 0;
   for (const Value& v : parts) dims[dim] += v->dims()[dim];
   auto out = Literal::CreateArray(parts[0]->type(), dims);
@@ -209,10 +217,17 @@ Value Share(Literal l) { return std::make_shared<const Literal>(std::move(l)); }
 
 bool IsCollective(Opcode op) {
   switch (op) {
-    case O::kAllReduce: case O::kAllReduceStart: case O::kCrossReplicaSum:
-    case O::kAllGather: case O::kAllGatherStart: case O::kAllGatherDone:
-    case O::kReduceScatter: case O::kAllToAll: case O::kCollectivePermute:
-    case O::kCollectivePermuteStart: case O::kCollectivePermuteDone:
+    case O::kAllReduce:
+    case O::kAllReduceStart:
+    case O::kCrossReplicaSum:
+    case O::kAllGather:
+    case O::kAllGatherStart:
+    case O::kAllGatherDone:
+    case O::kReduceScatter:
+    case O::kAllToAll:
+    case O::kCollectivePermute:
+    case O::kCollectivePermuteStart:
+    case O::kCollectivePermuteDone:
     case O::kCollectiveBroadcast:
       return true;
     default:
@@ -232,11 +247,14 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
                              node.op == O::kCollectivePermute ||
                              node.op == O::kCollectivePermuteStart ||
                              node.op == O::kCollectiveBroadcast;
-  Value mine = in.size() == 1 ? in[0] : Share(Literal::MakeTuple({in.begin(), in.end()}));
+  Value mine = in.size() == 1
+                   ? in[0]
+                   : Share(Literal::MakeTuple({in.begin(), in.end()}));
   std::vector<int64_t> group;
   Rendezvous* rv = ev.rendezvous();
   const int64_t total = ev.devices().total();
-  if (node.op == O::kCollectivePermute || node.op == O::kCollectivePermuteStart) {
+  if (node.op == O::kCollectivePermute ||
+      node.op == O::kCollectivePermuteStart) {
     group.resize(total);
     for (int64_t i = 0; i < total; ++i) group[i] = i;
   } else {
@@ -248,32 +266,39 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
   if (group.size() == 1 || rv == nullptr || total == 1) {
     values.assign(group.size(), mine);
   } else {
-    static thread_local std::map<std::pair<const void*, Id>, uint64_t> occurrences;
+    static thread_local std::map<std::pair<const void*, Id>, uint64_t>
+        occurrences;
     uint64_t occ = occurrences[{&ev, node.id}]++;
     auto v = rv->Exchange(node.id, occ, group, ev.device(), mine);
     if (!v.ok()) return v.status();
     values = *std::move(v);
   }
-  const int64_t rank = std::find(group.begin(), group.end(), ev.device()) - group.begin();
+  const int64_t rank =
+      std::find(group.begin(), group.end(), ev.device()) - group.begin();
   const int64_t gsize = static_cast<int64_t>(group.size());
   auto dim0 = [&]() -> int64_t {
     return node.attrs.dimensions && !node.attrs.dimensions->empty()
-               ? (*node.attrs.dimensions)[0] : 0;
+               ? (*node.attrs.dimensions)[0]
+               : 0;
   };
   switch (node.op) {
-    case O::kAllReduce: case O::kAllReduceStart: case O::kCrossReplicaSum: {
+    case O::kAllReduce:
+    case O::kAllReduceStart:
+    case O::kCrossReplicaSum: {
       Id reducer = node.Call("to_apply");
       if (reducer == kNone) return Bad("all-reduce without to_apply=");
       return ReduceValues(ev, reducer, values, depth);
     }
-    case O::kAllGather: case O::kAllGatherStart: {
+    case O::kAllGather:
+    case O::kAllGatherStart: {
       if (values[0]->is_tuple()) {  // several operands: gathered one by one
         std::vector<Value> parts;
         for (size_t e = 0; e < values[0]->elements().size(); ++e) {
           std::vector<Value> column;
           for (const Value& v : values) column.push_back(v->elements()[e]);
-          auto c = column[0]->rank() == 0 && gsize == 1 ? column[0]->Clone()
-                                                        : Concat(column, dim0());
+          auto c = column[0]->rank() == 0 && gsize == 1
+                       ? column[0]->Clone()
+                       : Concat(column, dim0());
           if (!c.ok()) return c.status();
           parts.push_back(Share(*std::move(c)));
         }
@@ -326,17 +351,20 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
     }
     case O::kCollectiveBroadcast:
       return values[0];
-    case O::kCollectivePermute: case O::kCollectivePermuteStart: {
+    case O::kCollectivePermute:
+    case O::kCollectivePermuteStart: {
       const DeviceCount dc = ev.devices();
       const bool channel = node.attrs.channel_id.has_value();
       const int64_t me = ev.device();
       const int64_t my_id = channel ? me % dc.partitions : me / dc.partitions;
       Value result;
       for (const SourceTargetPair& pair :
-           node.attrs.source_target_pairs.value_or(std::vector<SourceTargetPair>{})) {
+           node.attrs.source_target_pairs.value_or(
+               std::vector<SourceTargetPair>{})) {
         if (pair.target != my_id) continue;
-        int64_t src = channel ? (me / dc.partitions) * dc.partitions + pair.source
-                              : pair.source * dc.partitions + me % dc.partitions;
+        int64_t src = channel
+                          ? (me / dc.partitions) * dc.partitions + pair.source
+                          : pair.source * dc.partitions + me % dc.partitions;
         if (src < 0 || src >= total) return Bad("source id out of range");
         result = values[src];
       }

@@ -5,14 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
 
 #include "exec/npz.h"
 #include "exec/strings.h"
+#include "exec/wire.h"
 
 namespace hlo::exec {
 namespace {
@@ -41,72 +40,8 @@ std::string Number(double v) {
   return buf;
 }
 
-// A little wire format for the child -> parent pipe (native endianness:
-// both ends are this binary).
-struct Out {
-  std::string s;
-  void U64(uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
-  void F64(double v) { s.append(reinterpret_cast<const char*>(&v), 8); }
-  void Str(std::string_view v) {
-    U64(v.size());
-    s.append(v);
-  }
-  void Stats(const InstructionStats& x) {
-    U64(x.instruction);
-    U64(x.runs);
-    U64(x.elements);
-    U64(x.nan_count);
-    U64(x.inf_count);
-    F64(x.min);
-    F64(x.max);
-    F64(x.sum);
-  }
-};
-struct In {
-  std::string_view s;
-  bool ok = true;
-  uint64_t U64() {
-    if (s.size() < 8) {
-      ok = false;
-      return 0;
-    }
-    uint64_t v;
-    std::memcpy(&v, s.data(), 8);
-    s.remove_prefix(8);
-    return v;
-  }
-  double F64() {
-    uint64_t u = U64();
-    double d;
-    std::memcpy(&d, &u, 8);
-    return d;
-  }
-  std::string Str() {
-    uint64_t n = U64();
-    if (!ok || n > s.size()) {
-      ok = false;
-      return "";
-    }
-    std::string v(s.substr(0, n));
-    s.remove_prefix(n);
-    return v;
-  }
-  InstructionStats Stats() {
-    InstructionStats x;
-    x.instruction = static_cast<Id>(U64());
-    x.runs = static_cast<int64_t>(U64());
-    x.elements = static_cast<int64_t>(U64());
-    x.nan_count = static_cast<int64_t>(U64());
-    x.inf_count = static_cast<int64_t>(U64());
-    x.min = F64();
-    x.max = F64();
-    x.sum = F64();
-    return x;
-  }
-};
-
 std::string EncodeInfo(const GpuInfo& g) {
-  Out o;
+  WireWriter o;
   o.U64(g.built);
   o.U64(static_cast<uint64_t>(g.device_count));
   o.Str(g.name);
@@ -114,11 +49,11 @@ std::string EncodeInfo(const GpuInfo& g) {
   o.U64(static_cast<uint64_t>(g.compute_minor));
   o.U64(static_cast<uint64_t>(g.memory_bytes));
   o.Str(g.error);
-  return o.s;
+  return o.out;
 }
 
 bool DecodeInfo(std::string_view bytes, GpuInfo* g) {
-  In in{bytes};
+  WireReader in{bytes};
   g->built = in.U64() != 0;
   g->device_count = static_cast<int>(in.U64());
   g->name = in.Str();
@@ -147,39 +82,12 @@ GpuInfo QueryInChildUncached() {
   }
   if (pid == 0) {
     close(fds[0]);
-    std::string bytes = EncodeInfo(QueryGpu());
-    const char* p = bytes.data();
-    size_t left = bytes.size();
-    while (left > 0) {
-      ssize_t w = write(fds[1], p, left);
-      if (w <= 0) {
-        if (errno == EINTR) continue;
-        _exit(5);
-      }
-      p += w;
-      left -= static_cast<size_t>(w);
-    }
-    _exit(0);
+    _exit(WriteAll(fds[1], EncodeInfo(QueryGpu())) ? 0 : 5);
   }
   close(fds[1]);
   std::string bytes;
-  char buf[4096];
-  const auto start = std::chrono::steady_clock::now();
-  bool timed_out = false;
-  while (true) {
-    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(60)) {
-      timed_out = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int pr = poll(&pfd, 1, 100);
-    if (pr < 0 && errno != EINTR) break;
-    if (pr <= 0) continue;
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    bytes.append(buf, static_cast<size_t>(n));
-  }
+  const bool timed_out =
+      ReadUntilEnd(fds[0], 60, nullptr, &bytes) == PipeRead::kTimedOut;
   close(fds[0]);
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
@@ -235,35 +143,6 @@ std::string GpuInfo::Describe() const {
   return buf;
 }
 
-InstructionStats StatsOf(Id instruction, const Literal& value) {
-  InstructionStats s;
-  s.instruction = instruction;
-  if (value.is_tuple() || value.type() == PrimitiveType::kToken) return s;
-  s.runs = 1;
-  s.elements = value.count();
-  VisitType(value.type(), [&]<typename T>() {
-    const auto* d = value.data<typename T::S>();
-    for (int64_t i = 0; i < value.count(); ++i) {
-      double v;
-      if constexpr (T::kKind == Kind::kComplex) {
-        v = std::abs(T::Load(d[i]));
-      } else {
-        v = static_cast<double>(T::Load(d[i]));
-      }
-      if (std::isnan(v)) {
-        ++s.nan_count;
-      } else if (std::isinf(v)) {
-        ++s.inf_count;
-      } else {
-        s.min = std::min(s.min, v);
-        s.max = std::max(s.max, v);
-        s.sum += v;
-      }
-    }
-  });
-  return s;
-}
-
 std::optional<std::string> DescribeDifference(const Literal& cpu,
                                               const Literal& device,
                                               double atol, double rtol) {
@@ -271,35 +150,19 @@ std::optional<std::string> DescribeDifference(const Literal& cpu,
   if (ShapeString(cpu.shape()) != ShapeString(device.shape()))
     return Cat("shape ", ShapeString(device.shape()), ", the CPU has ",
                ShapeString(cpu.shape()));
-  int64_t bad = 0, first = -1;
-  double worst = 0;
-  for (int64_t i = 0; i < cpu.count(); ++i) {
-    const double x = cpu.GetDouble(i), y = device.GetDouble(i);
-    if (std::isnan(x) && std::isnan(y)) continue;
-    if (x == y) continue;
-    const double diff = std::fabs(x - y);
-    if (std::isnan(diff) || (diff > atol && diff > rtol * std::fabs(x))) {
-      if (first < 0) first = i;
-      ++bad;
-      worst = std::max(worst, std::isnan(diff) ? INFINITY : diff);
-    }
-  }
-  if (!bad) return std::nullopt;
-  return Cat(bad, " of ", cpu.count(), " elements differ (first at ", first,
-             ": cpu ", Number(cpu.GetDouble(first)), ", gpu ",
-             Number(device.GetDouble(first)), "; largest difference ",
-             Number(worst), ")");
+  const Differences d = CountDifferences(cpu, device, atol, rtol);
+  if (!d.count) return std::nullopt;
+  return Cat(d.count, " of ", cpu.count(), " elements differ (first at ",
+             d.first, ": cpu ", Number(cpu.GetDouble(d.first)), ", gpu ",
+             Number(device.GetDouble(d.first)), "; largest difference ",
+             Number(d.worst), ")");
 }
 
 std::string EncodeRunExtras(const BackendRun& run) {
-  Out o;
+  WireWriter o;
   o.U64(run.notes.size());
   for (const std::string& n : run.notes) o.Str(n);
-  std::string npz;
-  if (run.reference) {
-    auto bytes = EncodeNpz(FlattenResult(run.reference));
-    if (bytes.ok()) npz = *std::move(bytes);
-  }
+  const std::string npz = run.reference ? NpzBytesOf(run.reference) : "";
   o.U64(run.reference && !npz.empty());
   o.Str(npz);
   o.U64(run.divergence.has_value());
@@ -310,11 +173,11 @@ std::string EncodeRunExtras(const BackendRun& run) {
     o.Stats(run.divergence->cpu);
     o.Stats(run.divergence->device);
   }
-  return o.s;
+  return o.out;
 }
 
 bool DecodeRunExtras(std::string_view bytes, BackendRun* run) {
-  In in{bytes};
+  WireReader in{bytes};
   const uint64_t notes = in.U64();
   if (!in.ok || notes > (1u << 20)) return false;
   for (uint64_t k = 0; k < notes && in.ok; ++k) run->notes.push_back(in.Str());

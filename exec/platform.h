@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "exec/evaluator.h"
 #include "exec/literal.h"
+#include "exec/stats.h"
 #include "hlo/syntax.h"
 
 namespace hlo::exec {
@@ -81,11 +82,9 @@ GpuInfo QueryGpu();
 // the answer is cached for the life of the process.
 GpuInfo QueryGpuInChild();
 
-// Statistics of one array value (what InstructionStats records per run).
-InstructionStats StatsOf(Id instruction, const Literal& value);
-// Whether two arrays differ under the contracts' rule (more than atol
-// absolute AND rtol relative; NaN equals NaN): nullopt when they agree,
-// else a one-line description.
+// StatsOf (one array's statistics) is in exec/stats.h.
+// Whether two arrays differ under the contracts' rule (CountDifferences):
+// nullopt when they agree, else a one-line description.
 std::optional<std::string> DescribeDifference(const Literal& cpu,
                                               const Literal& device,
                                               double atol, double rtol);

@@ -1,6 +1,5 @@
 #include "exec/replay.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -12,9 +11,10 @@
 
 #include "exec/fake_data.h"
 #include "exec/platform.h"
+#include "exec/stats.h"
 #include "exec/strings.h"
+#include "exec/wire.h"
 #include "hlo/attributes.h"
-
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HLO_LSP_UNDER_ASAN 1
@@ -31,41 +31,7 @@ namespace {
 
 constexpr bool kUnderAddressSanitizer = HLO_LSP_UNDER_ASAN;
 
-
 using Clock = std::chrono::steady_clock;
-
-// ------------------------------------------- child -> parent wire format --
-
-struct Writer {
-  std::string out;
-  void U64(uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
-  void F64(double v) { out.append(reinterpret_cast<const char*>(&v), 8); }
-  void Str(std::string_view s) { U64(s.size()); out.append(s); }
-};
-struct Reader {
-  std::string_view in;
-  bool ok = true;
-  uint64_t U64() {
-    if (in.size() < 8) { ok = false; return 0; }
-    uint64_t v;
-    std::memcpy(&v, in.data(), 8);
-    in.remove_prefix(8);
-    return v;
-  }
-  double F64() {
-    uint64_t u = U64();
-    double d;
-    std::memcpy(&d, &u, 8);
-    return d;
-  }
-  std::string Str() {
-    uint64_t n = U64();
-    if (!ok || n > in.size()) { ok = false; return ""; }
-    std::string s(in.substr(0, n));
-    in.remove_prefix(n);
-    return s;
-  }
-};
 
 struct RunOutput {
   absl::Status status = absl::OkStatus();
@@ -86,7 +52,8 @@ RunOutput RunHere(const ParsedFile& file, Id module,
   if (options.platform == Platform::kGpu) {
     std::unique_ptr<Backend> gpu = MakeGpuBackend();
     if (!gpu) {
-      out.status = absl::FailedPreconditionError("no GPU backend in this build");
+      out.status =
+          absl::FailedPreconditionError("no GPU backend in this build");
       return out;
     }
     BackendOptions bo;
@@ -116,52 +83,28 @@ RunOutput RunHere(const ParsedFile& file, Id module,
   return out;
 }
 
+// The child's result as bytes, in the wire format of wire.h.
 std::string Serialize(const RunOutput& run) {
-  Writer w;
+  WireWriter w;
   w.U64(static_cast<uint64_t>(run.status.code()));
   w.Str(std::string(run.status.message()));
-  std::string npz;
-  if (run.status.ok()) {
-    auto bytes = EncodeNpz(FlattenResult(run.result));
-    if (bytes.ok()) npz = *std::move(bytes);
-  }
-  w.Str(npz);
+  w.Str(run.status.ok() ? NpzBytesOf(run.result) : "");
   w.U64(run.stats.size());
-  for (const InstructionStats& s : run.stats) {
-    w.U64(s.instruction);
-    w.U64(s.runs);
-    w.U64(s.elements);
-    w.U64(s.nan_count);
-    w.U64(s.inf_count);
-    w.F64(s.min);
-    w.F64(s.max);
-    w.F64(s.sum);
-  }
+  for (const InstructionStats& s : run.stats) w.Stats(s);
   w.U64(run.first_nonfinite);
   w.Str(run.extras);
   return w.out;
 }
 
 bool Deserialize(std::string_view bytes, RunOutput* run, NamedArrays* outputs) {
-  Reader r{bytes};
+  WireReader r{bytes};
   auto code = static_cast<absl::StatusCode>(r.U64());
   std::string message = r.Str();
   run->status = absl::Status(code, message);
   std::string npz = r.Str();
   uint64_t n = r.U64();
   if (!r.ok || n > (1u << 26)) return false;
-  for (uint64_t i = 0; i < n && r.ok; ++i) {
-    InstructionStats s;
-    s.instruction = static_cast<Id>(r.U64());
-    s.runs = r.U64();
-    s.elements = r.U64();
-    s.nan_count = r.U64();
-    s.inf_count = r.U64();
-    s.min = r.F64();
-    s.max = r.F64();
-    s.sum = r.F64();
-    run->stats.push_back(s);
-  }
+  for (uint64_t i = 0; i < n && r.ok; ++i) run->stats.push_back(r.Stats());
   run->first_nonfinite = static_cast<Id>(r.U64());
   run->extras = r.Str();
   if (!r.ok) return false;
@@ -183,9 +126,10 @@ std::string SignalText(int sig) {
 }
 
 // Runs in a forked child; `*failed` is set when the child died or timed out.
-bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& args,
-                const ReplayOptions& options, int64_t limit, RunOutput* run,
-                NamedArrays* outputs, std::string* failure) {
+bool RunInChild(const ParsedFile& file, Id module,
+                const std::vector<Value>& args, const ReplayOptions& options,
+                int64_t limit, RunOutput* run, NamedArrays* outputs,
+                std::string* failure) {
   int fds[2];
   if (pipe(fds) != 0) {
     *failure = Cat("pipe failed: ", std::strerror(errno));
@@ -203,8 +147,9 @@ bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& arg
     // Address space: the evaluator's own limit plus room for code, stacks
     // and allocator slack; CPU time a little past the wall-clock limit.
     rlimit as{};
-    const int64_t slack = (int64_t{2} << 30) +
-                          ModuleDevices(file, module).total() * (int64_t{16} << 20);
+    const int64_t slack =
+        (int64_t{2} << 30) +
+        ModuleDevices(file, module).total() * (int64_t{16} << 20);
     as.rlim_cur = as.rlim_max = static_cast<rlim_t>(
         limit > INT64_MAX - slack ? RLIM_INFINITY : limit + slack);
     // AddressSanitizer maps terabytes of shadow memory up front, so an
@@ -220,47 +165,19 @@ bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& arg
           static_cast<rlim_t>(std::ceil(options.timeout_seconds * 4)) + 2;
       setrlimit(RLIMIT_CPU, &cpu);
     }
-    if (options.crash_signal_for_testing) raise(options.crash_signal_for_testing);
+    if (options.crash_signal_for_testing)
+      raise(options.crash_signal_for_testing);
     RunOutput r = RunHere(file, module, args, options, limit);
-    std::string bytes = Serialize(r);
-    const char* p = bytes.data();
-    size_t left = bytes.size();
-    while (left > 0) {
-      ssize_t w = write(fds[1], p, left);
-      if (w <= 0) {
-        if (errno == EINTR) continue;
-        _exit(5);
-      }
-      p += w;
-      left -= w;
-    }
+    if (!WriteAll(fds[1], Serialize(r))) _exit(5);
     close(fds[1]);
     _exit(0);
   }
   close(fds[1]);
-  const auto start = Clock::now();
   std::string bytes;
-  bool timed_out = false, cancelled = false;
-  char buf[1 << 16];
-  while (true) {
-    double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    if (options.timeout_seconds > 0 && elapsed > options.timeout_seconds) {
-      timed_out = true;
-      break;
-    }
-    if (options.cancel && options.cancel->load()) {
-      cancelled = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int pr = poll(&pfd, 1, 100);
-    if (pr < 0 && errno != EINTR) break;
-    if (pr <= 0) continue;
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child is done (or died)
-    bytes.append(buf, n);
-  }
+  const PipeRead read =
+      ReadUntilEnd(fds[0], options.timeout_seconds, options.cancel, &bytes);
+  const bool timed_out = read == PipeRead::kTimedOut;
+  const bool cancelled = read == PipeRead::kCancelled;
   close(fds[0]);
   if (timed_out || cancelled) kill(pid, SIGKILL);
   int status = 0;
@@ -275,11 +192,13 @@ bool RunInChild(const ParsedFile& file, Id module, const std::vector<Value>& arg
     return false;
   }
   if (WIFSIGNALED(status)) {
-    *failure = Cat("the replay process crashed: ", SignalText(WTERMSIG(status)));
+    *failure =
+        Cat("the replay process crashed: ", SignalText(WTERMSIG(status)));
     return false;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    *failure = Cat("the replay process exited with status ", WEXITSTATUS(status));
+    *failure =
+        Cat("the replay process exited with status ", WEXITSTATUS(status));
     return false;
   }
   if (!Deserialize(bytes, run, outputs)) {
@@ -325,12 +244,14 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     auto estimate = EstimatePeakMemory(file, module);
     const int64_t n = ModuleDevices(file, module).total();
     if (!estimate || *estimate > limit)
-      message += Cat("; it would also need about ",
-                     estimate ? HumanBytes(*estimate) : std::string("more than 2^62 bytes"),
-                     n > 1 && estimate ? Cat(" (", HumanBytes(*estimate / n), " for each of ", n,
-                                             " participants)")
-                                       : std::string(),
-                     ", over the memory limit of ", HumanBytes(limit));
+      message +=
+          Cat("; it would also need about ",
+              estimate ? HumanBytes(*estimate)
+                       : std::string("more than 2^62 bytes"),
+              n > 1 && estimate ? Cat(" (", HumanBytes(*estimate / n),
+                                      " for each of ", n, " participants)")
+                                : std::string(),
+              ", over the memory limit of ", HumanBytes(limit));
     return refuse(std::move(message));
   }
   result.memory_limit = limit;
@@ -341,11 +262,14 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     return refuse("the module's buffers overflow a 64-bit byte count");
   result.estimated_bytes = *estimate;
   if (*estimate > limit)
-    return refuse(Cat("needs about ", HumanBytes(*estimate), " (", *estimate,
-                      " bytes", devices.total() > 1 ? Cat("; ", HumanBytes(*estimate / devices.total()),
-                                                          " for each of ", devices.total(),
-                                                          " participants") : "",
-                      "), over the memory limit of ", HumanBytes(limit), " (", limit, " bytes)"));
+    return refuse(
+        Cat("needs about ", HumanBytes(*estimate), " (", *estimate, " bytes",
+            devices.total() > 1
+                ? Cat("; ", HumanBytes(*estimate / devices.total()),
+                      " for each of ", devices.total(), " participants")
+                : "",
+            "), over the memory limit of ", HumanBytes(limit), " (", limit,
+            " bytes)"));
   // Arguments.
   auto shapes = EntryParameterShapes(file, module);
   if (!shapes.ok()) return refuse(std::string(shapes.status().message()));
@@ -362,7 +286,8 @@ ReplayResult Replay(const ParsedFile& file, Id module,
       const std::string want = ShapeString((*shapes)[k]);
       const std::string got = ShapeString(options.arguments[k]->shape());
       if (want != got)
-        return refuse(Cat("argument ", k, " is ", got, ", the module wants ", want));
+        return refuse(
+            Cat("argument ", k, " is ", got, ", the module wants ", want));
     }
     args = options.arguments;
   } else {
@@ -376,12 +301,14 @@ ReplayResult Replay(const ParsedFile& file, Id module,
   for (const Instruction& in : file.instructions)
     if (HasElidedConstant(file, in)) ++elided;
   if (elided)
-    result.notes.push_back(Cat(elided, " elided constant", elided > 1 ? "s" : "",
+    result.notes.push_back(Cat(elided, " elided constant",
+                               elided > 1 ? "s" : "",
                                " ({...}) filled with fake data"));
   for (const Instruction& in : file.instructions) {
     if (in.opcode == Opcode::kRngBitGenerator || in.opcode == Opcode::kRng) {
       result.notes.push_back(
-          "rng ops draw from this evaluator's generator, not XLA's Philox/ThreeFry bits");
+          "rng ops draw from this evaluator's generator, not XLA's "
+          "Philox/ThreeFry bits");
       break;
     }
   }
@@ -393,7 +320,8 @@ ReplayResult Replay(const ParsedFile& file, Id module,
                     &failure)) {
       result.outcome = ReplayOutcome::kFailed;
       result.error = failure;
-      result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      result.seconds =
+          std::chrono::duration<double>(Clock::now() - start).count();
       return result;
     }
   } else {
@@ -423,14 +351,16 @@ ReplayResult Replay(const ParsedFile& file, Id module,
     }
     return n;
   };
-  for (const InstructionStats& s : run.stats) result.stats.push_back(describe(s));
+  for (const InstructionStats& s : run.stats)
+    result.stats.push_back(describe(s));
   if (!run.extras.empty()) {
     BackendRun extra;
     if (!DecodeRunExtras(run.extras, &extra)) {
       result.notes.push_back("the device run's notes did not decode");
     } else {
       for (std::string& n : extra.notes) result.notes.push_back(std::move(n));
-      if (extra.reference) result.reference_outputs = FlattenResult(extra.reference);
+      if (extra.reference)
+        result.reference_outputs = FlattenResult(extra.reference);
       if (extra.divergence) {
         DivergenceReport d;
         d.cpu = describe(extra.divergence->cpu);
@@ -456,7 +386,8 @@ std::vector<std::string> CompareOutputs(const NamedArrays& expected,
                                         double rtol) {
   std::vector<std::string> out;
   if (expected.size() != actual.size())
-    out.push_back(Cat("expected ", expected.size(), " outputs, got ", actual.size()));
+    out.push_back(
+        Cat("expected ", expected.size(), " outputs, got ", actual.size()));
   for (size_t k = 0; k < std::min(expected.size(), actual.size()); ++k) {
     const Literal& e = *expected[k].second;
     const Literal& a = *actual[k].second;
@@ -465,26 +396,12 @@ std::vector<std::string> CompareOutputs(const NamedArrays& expected,
                         ", expected ", ShapeString(e.shape())));
       continue;
     }
-    int64_t bad = 0, first = -1;
-    double worst = 0;
-    for (int64_t i = 0; i < e.count(); ++i) {
-      const double x = e.GetDouble(i), y = a.GetDouble(i);
-      if (std::isnan(x) && std::isnan(y)) continue;
-      if (x == y) continue;
-      const double diff = std::fabs(x - y);
-      const bool differs = std::isnan(diff) ||
-                           (diff > atol && diff > rtol * std::fabs(x));
-      if (differs) {
-        if (first < 0) first = i;
-        ++bad;
-        worst = std::max(worst, std::isnan(diff) ? INFINITY : diff);
-      }
-    }
-    if (bad)
-      out.push_back(Cat(actual[k].first, ": ", bad, " of ", e.count(),
-                        " elements differ (first at ", first, ": expected ",
-                        e.GetDouble(first), ", got ", a.GetDouble(first),
-                        "; largest difference ", worst, ")"));
+    const Differences d = CountDifferences(e, a, atol, rtol);
+    if (d.count)
+      out.push_back(Cat(actual[k].first, ": ", d.count, " of ", e.count(),
+                        " elements differ (first at ", d.first, ": expected ",
+                        e.GetDouble(d.first), ", got ", a.GetDouble(d.first),
+                        "; largest difference ", d.worst, ")"));
   }
   return out;
 }

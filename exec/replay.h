@@ -1,8 +1,10 @@
-// Replay of a module on CPU: the API the CLI and the LSP server call. It
-// checks the module up front (unsupported ops, the memory estimate), makes
-// or takes the arguments, and runs the evaluator in a child process with a
-// memory and a time limit, so a crash, an OOM or a timeout there is
-// reported and the caller lives on.
+// Replay of a module: the API the CLI and the LSP server call. It checks
+// the module up front (unsupported ops, the memory estimate), makes or
+// takes the arguments, and runs it in a child process with a memory and a
+// time limit, so a crash, an OOM or a timeout there is reported and the
+// caller lives on: on the CPU evaluator, or on the GPU backend
+// (Platform::kGpu, exec/gpu/, a CUDA build) with the CPU's results beside
+// it in compare mode.
 #ifndef HLO_LSP_EXEC_REPLAY_H_
 #define HLO_LSP_EXEC_REPLAY_H_
 
@@ -46,34 +48,35 @@ struct ReplayOptions {
 
 enum class ReplayOutcome {
   kOk,
-  kRefused,   // bad input or refused up front (exit 1)
-  kFailed,    // failed while running: timeout, memory, crash (exit 3)
+  kRefused,  // bad input or refused up front (exit 1)
+  kFailed,   // failed while running: timeout, memory, crash (exit 3)
 };
 
 struct NamedStats {
   InstructionStats stats;
-  std::string name;    // instruction name
+  std::string name;  // instruction name
   std::string opcode;
-  int64_t line = 0;    // 1-based
+  int64_t line = 0;  // 1-based
 };
 
 // The first instruction whose values differ between the GPU and the CPU
 // (compare mode), with that run's statistics on each side.
 struct DivergenceReport {
   NamedStats cpu, gpu;
-  int64_t run = 1;     // which run of the instruction
-  std::string detail;  // "3 of 64 elements differ (first at 5: cpu 1, gpu 1.5; ...)"
+  int64_t run = 1;  // which run of the instruction
+  // "3 of 64 elements differ (first at 5: cpu 1, gpu 1.5; ...)"
+  std::string detail;
 };
 
 struct ReplayResult {
   ReplayOutcome outcome = ReplayOutcome::kOk;
   std::string error;
-  NamedArrays arguments;  // what ran (arg0, ...)
-  NamedArrays outputs;    // out0, ... of participant 0
+  NamedArrays arguments;          // what ran (arg0, ...)
+  NamedArrays outputs;            // out0, ... of participant 0
   std::vector<NamedStats> stats;  // execution order
   std::optional<NamedStats> first_nonfinite;
   std::vector<std::string> notes;  // fake-data constraints, elided constants
-  NamedArrays reference_outputs;  // compare mode: the CPU run's outputs
+  NamedArrays reference_outputs;   // compare mode: the CPU run's outputs
   std::optional<DivergenceReport> divergence;
   int64_t participants = 1;
   int64_t estimated_bytes = 0;
@@ -86,9 +89,10 @@ int64_t DefaultMemoryLimit();  // 80% of physical memory
 ReplayResult Replay(const ParsedFile& file, Id module,
                     const ReplayOptions& options);
 
-// Compares outputs with the tolerance rule of the contracts: an element
-// differs when off by more than atol absolute AND rtol relative; NaN equals
-// NaN. Returns one line per mismatching array (empty: they match).
+// Compares outputs with the tolerance rule of the contracts
+// (CountDifferences, exec/stats.h: off by more than atol absolute AND rtol
+// relative; NaN equals NaN). Returns one line per mismatching array (empty:
+// they match).
 std::vector<std::string> CompareOutputs(const NamedArrays& expected,
                                         const NamedArrays& actual,
                                         double atol = 1e-3, double rtol = 1e-3);

@@ -17,13 +17,13 @@
 #include <random>
 #include <set>
 
-#include "absl/strings/match.h"
 #include "exec/evaluator_internal.h"
 #include "exec/fake_data.h"
 #include "exec/gpu/kernels.h"
 #include "exec/gpu/placement.h"
 #include "exec/gpu/runner.h"
 #include "exec/platform.h"
+#include "exec/stats.h"
 #include "exec/strings.h"
 
 namespace hlo::exec {
@@ -61,23 +61,23 @@ absl::StatusOr<GV> Runner::Run(Id computation, const std::vector<GV>& args,
     if (node.op == O::kParameter) {
       const GV& arg = args[node.attrs.parameter_number.value_or(0)];
       if (!arg || ShapeString(arg->shape) != ShapeString(node.shape))
-        return absl::InvalidArgumentError(
-            Cat(Where(file_, node.id), "argument is ",
-                arg ? ShapeString(arg->shape) : "missing",
-                ", the parameter is ", ShapeString(node.shape)));
+        return AtInstruction(
+            file_, node.id,
+            absl::InvalidArgumentError(
+                Cat("argument is ", arg ? ShapeString(arg->shape) : "missing",
+                    ", the parameter is ", ShapeString(node.shape))));
       values[i] = arg;
     } else {
       auto v = EvalNode(plan, node, values, depth);
       if (!v.ok()) {
-        if (absl::StrContains(v.status().message(), "line ")) return v.status();
-        return absl::Status(v.status().code(),
-                            Cat(Where(file_, node.id), v.status().message()));
+        if (IsPlaced(v.status())) return v.status();
+        return AtInstruction(file_, node.id, v.status());
       }
       values[i] = *std::move(v);
       if (options_.eval.collect_stats) {
         absl::Status st = RecordStats(node.id, values[i]);
         if (!st.ok()) return st;
-        if (restart_needed_)
+        if (stats_.restart_needed())
           return absl::AbortedError("the NaN origin search starts again");
       }
     }
@@ -93,27 +93,7 @@ absl::Status Runner::RecordStats(Id instruction, const GV& g) {
     return absl::OkStatus();
   auto value = ValueStats(instruction, g);
   if (!value.ok()) return value.status();
-  const InstructionStats& one = *value;
-  auto [it, inserted] = stats_index_.try_emplace(instruction, stats_.size());
-  if (inserted) {
-    stats_.push_back({});
-    stats_.back().instruction = instruction;
-  }
-  InstructionStats& s = stats_[it->second];
-  s.runs++;
-  s.elements += one.elements;
-  s.nan_count += one.nan_count;
-  s.inf_count += one.inf_count;
-  s.min = std::min(s.min, one.min);
-  s.max = std::max(s.max, one.max);
-  s.sum += one.sum;
-  if (one.nan_count + one.inf_count && first_nonfinite_ == kNone) {
-    first_nonfinite_ = instruction;
-    // origin_only: earlier fused runs of its computation recorded nothing.
-    if (options_.eval.origin_only &&
-        RanFusedBefore(cpu_, fused_ran_, instruction))
-      restart_needed_ = true;
-  }
+  stats_.Add(*value, cpu_, options_.eval.origin_only);
   return absl::OkStatus();
 }
 

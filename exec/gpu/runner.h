@@ -70,8 +70,7 @@ class DeviceBuffer {
   int64_t bytes_;
 };
 
-inline absl::StatusOr<std::shared_ptr<DeviceBuffer>> Allocate(
-    int64_t bytes) {
+inline absl::StatusOr<std::shared_ptr<DeviceBuffer>> Allocate(int64_t bytes) {
   void* p = nullptr;
   if (bytes > 0) {
     RETURN_IF_ERROR(
@@ -193,12 +192,12 @@ class Runner {
   void set_fusion(bool on) { fuse_ = on; }
   // origin_only: the origin turned up in a computation that had run fused
   // (no statistics inside); the run stopped and must start again op by op.
-  bool restart_needed() const { return restart_needed_; }
+  bool restart_needed() const { return stats_.restart_needed(); }
 
   BackendRun Finish() {
     BackendRun out;
-    out.stats = std::move(stats_);
-    out.first_nonfinite = first_nonfinite_;
+    out.stats = stats_.Take();
+    out.first_nonfinite = stats_.first_nonfinite();
     out.divergence = divergence_;
     if (!host_ops_.empty()) {
       std::string list;
@@ -217,17 +216,15 @@ class Runner {
       for (const auto& [reason, count] : op_by_op_)
         list += Cat(list.empty() ? "" : "; ", reason,
                     count > 1 ? Cat(" (x", count, ")") : "");
-      out.notes.push_back(
-          Cat("fusions: ", fused_runs_, " run", fused_runs_ == 1 ? "" : "s",
-              " as fused kernels (", kernels_compiled_,
-              " compiled with NVRTC in ", programs_compiled_, " program",
-              programs_compiled_ == 1 ? "" : "s", "), ", op_by_op_runs_,
-              " op by op",
-              list.empty() ? "" : ": ", list));
+      out.notes.push_back(Cat(
+          "fusions: ", fused_runs_, " run", fused_runs_ == 1 ? "" : "s",
+          " as fused kernels (", kernels_compiled_, " compiled with NVRTC in ",
+          programs_compiled_, " program", programs_compiled_ == 1 ? "" : "s",
+          "), ", op_by_op_runs_, " op by op", list.empty() ? "" : ": ", list));
     }
     out.notes.push_back(Cat("transfers: ", HumanBytes(to_device_bytes_),
-                            " to the GPU, ", HumanBytes(to_host_bytes_), " back",
-                            ""));
+                            " to the GPU, ", HumanBytes(to_host_bytes_),
+                            " back", ""));
     return out;
   }
 
@@ -248,8 +245,7 @@ class Runner {
                                 int depth);
   absl::StatusOr<GV> OnDevice(const Node& node, const std::vector<GV>& in);
   std::optional<absl::StatusOr<GV>> Fused(const Node& node, Id callee,
-                                          const std::vector<GV>& in,
-                                          int depth);
+                                          const std::vector<GV>& in, int depth);
   void PrepareFusions();
   absl::StatusOr<GV> Elementwise(const Node& node, const std::vector<GV>& in);
   absl::StatusOr<GV> Copy(const LiteralShape& shape, const StridedCopy& c,
@@ -276,12 +272,8 @@ class Runner {
   cublasHandle_t cublas_ = nullptr;
   std::shared_ptr<DeviceBuffer> stats_buf_;  // LaunchStats' partial results
   std::map<Id, std::string> reasons_;
-  std::vector<InstructionStats> stats_;
-  std::map<Id, size_t> stats_index_;
+  StatsLog stats_;
   std::map<Id, int64_t> runs_;
-  Id first_nonfinite_ = kNone;
-  std::set<Id> fused_ran_;  // origin_only: computations run fused
-  bool restart_needed_ = false;
   std::map<std::string, int64_t> host_ops_;
   // Fusions: the loaded kernel of each fused computation, or why it has
   // none (then it runs op by op); runs each way, reasons counted.

@@ -81,12 +81,11 @@ std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
   auto plan_or = cpu_.GetPlan(callee);
   if (!plan_or.ok()) return std::nullopt;  // Run reports it
   const Plan& plan = **plan_or;
-  const FusionStats rule =
-      options_.eval.collect_stats
-          ? FusionStatsRule(plan, first_nonfinite_)
-          : FusionStats::kNone;
+  const FusionStats rule = options_.eval.collect_stats
+                               ? FusionStatsRule(plan, stats_.first_nonfinite())
+                               : FusionStats::kNone;
   if (rule == FusionStats::kInside)
-    return op_by_op(first_nonfinite_ == kNone
+    return op_by_op(stats_.first_nonfinite() == kNone
                         ? "NaN origin search: a NaN/Inf inside might not "
                           "reach the result"
                         : "NaN origin search: the first NaN/Inf's computation");
@@ -164,7 +163,7 @@ std::optional<absl::StatusOr<GV>> Runner::Fused(const Node& node, Id callee,
             "ran again");
     }
   }
-  if (options_.eval.collect_stats) fused_ran_.insert(callee);
+  if (options_.eval.collect_stats) stats_.RanFused(callee);
   steps_ += steps;
   ++fused_runs_;
   GV out = results[0];
