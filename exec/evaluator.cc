@@ -11,7 +11,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_join.h"
 #include "exec/evaluator_internal.h"
-#include "exec/fake_data.h"
+#include "exec/fake_values.h"
 #include "exec/rendezvous.h"
 #include "exec/stats.h"
 #include "exec/strings.h"

@@ -1,6 +1,5 @@
 #include "exec/platform.h"
 
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -18,7 +18,7 @@
 #include <set>
 
 #include "exec/evaluator_internal.h"
-#include "exec/fake_data.h"
+#include "exec/fake_values.h"
 #include "exec/gpu/kernels.h"
 #include "exec/gpu/placement.h"
 #include "exec/gpu/runner.h"
