@@ -70,7 +70,8 @@ void ParseOne(benchmark::State& state, const File* file) {
 
 void ParseAll(benchmark::State& state, const std::vector<File>* files) {
   int64_t bytes = 0;
-  for (const File& file : *files) bytes += static_cast<int64_t>(file.text.size());
+  for (const File& file : *files)
+    bytes += static_cast<int64_t>(file.text.size());
   for (auto _ : state) {
     for (const File& file : *files) {
       std::unique_ptr<hlo::ParsedFile> parsed = hlo::Parse(file.text);

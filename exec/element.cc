@@ -19,18 +19,30 @@ const MiniFloat* MiniFloatFormat(PrimitiveType type) {
   static const MiniFloat kBF16{8, 7, 127, true, true, false, false};
   using P = PrimitiveType;
   switch (type) {
-    case P::kF8E5M2: return &kE5M2;
-    case P::kF8E4M3FN: return &kE4M3FN;
-    case P::kF8E4M3: return &kE4M3;
-    case P::kF8E3M4: return &kE3M4;
-    case P::kF8E4M3FNUZ: return &kE4M3FNUZ;
-    case P::kF8E5M2FNUZ: return &kE5M2FNUZ;
-    case P::kF8E4M3B11FNUZ: return &kE4M3B11;
-    case P::kF4E2M1FN: return &kE2M1FN;
-    case P::kF8E8M0FNU: return &kE8M0;
-    case P::kF16: return &kF16;
-    case P::kBF16: return &kBF16;
-    default: return nullptr;
+    case P::kF8E5M2:
+      return &kE5M2;
+    case P::kF8E4M3FN:
+      return &kE4M3FN;
+    case P::kF8E4M3:
+      return &kE4M3;
+    case P::kF8E3M4:
+      return &kE3M4;
+    case P::kF8E4M3FNUZ:
+      return &kE4M3FNUZ;
+    case P::kF8E5M2FNUZ:
+      return &kE5M2FNUZ;
+    case P::kF8E4M3B11FNUZ:
+      return &kE4M3B11;
+    case P::kF4E2M1FN:
+      return &kE2M1FN;
+    case P::kF8E8M0FNU:
+      return &kE8M0;
+    case P::kF16:
+      return &kF16;
+    case P::kBF16:
+      return &kBF16;
+    default:
+      return nullptr;
   }
 }
 

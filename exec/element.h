@@ -16,7 +16,14 @@
 
 namespace hlo::exec {
 
-enum class Kind : uint8_t { kPred, kSigned, kUnsigned, kFloat, kComplex, kOther };
+enum class Kind : uint8_t {
+  kPred,
+  kSigned,
+  kUnsigned,
+  kFloat,
+  kComplex,
+  kOther
+};
 
 // A narrow floating format: `ebits` exponent and `mbits` mantissa bits.
 struct MiniFloat {
@@ -72,7 +79,8 @@ inline uint16_t FloatToF16(float f) {
         abs == 0x7f800000u ? (sign | 0x7c00u)
                            : (sign | 0x7e00u | ((abs >> 13) & 0x3ffu)));
   }
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520
+  if (abs >= 0x477ff000u)
+    return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520
   if (abs < 0x38800000u) {  // below 2^-14: a subnormal half or zero
     float a;
     std::memcpy(&a, &abs, 4);
@@ -127,15 +135,20 @@ struct IntTraits {
   // The narrow (sub-byte) cases are discarded for wider types: 1 << 31
   // would overflow int.
   static constexpr C Min() {
-    if constexpr (K != Kind::kSigned) return 0;
-    else if constexpr (Bits >= 8) return std::numeric_limits<S>::lowest();
-    else return static_cast<S>(-(1 << (Bits - 1)));
+    if constexpr (K != Kind::kSigned)
+      return 0;
+    else if constexpr (Bits >= 8)
+      return std::numeric_limits<S>::lowest();
+    else
+      return static_cast<S>(-(1 << (Bits - 1)));
   }
   static constexpr C Max() {
-    if constexpr (Bits >= 8) return std::numeric_limits<S>::max();
+    if constexpr (Bits >= 8)
+      return std::numeric_limits<S>::max();
     else if constexpr (K == Kind::kSigned)
       return static_cast<S>((1 << (Bits - 1)) - 1);
-    else return static_cast<S>((1 << Bits) - 1);
+    else
+      return static_cast<S>((1 << Bits) - 1);
   }
 };
 
@@ -207,37 +220,101 @@ template <typename F>
 bool VisitType(PrimitiveType t, F&& f) {
   using P = PrimitiveType;
   switch (t) {
-    case P::kPred: f.template operator()<PredTraits>(); return true;
-    case P::kS1: f.template operator()<IntTraits<P::kS1, int8_t, Kind::kSigned, 1>>(); return true;
-    case P::kS2: f.template operator()<IntTraits<P::kS2, int8_t, Kind::kSigned, 2>>(); return true;
-    case P::kS4: f.template operator()<IntTraits<P::kS4, int8_t, Kind::kSigned, 4>>(); return true;
-    case P::kS8: f.template operator()<IntTraits<P::kS8, int8_t, Kind::kSigned, 8>>(); return true;
-    case P::kS16: f.template operator()<IntTraits<P::kS16, int16_t, Kind::kSigned, 16>>(); return true;
-    case P::kS32: f.template operator()<IntTraits<P::kS32, int32_t, Kind::kSigned, 32>>(); return true;
-    case P::kS64: f.template operator()<IntTraits<P::kS64, int64_t, Kind::kSigned, 64>>(); return true;
-    case P::kU1: f.template operator()<IntTraits<P::kU1, uint8_t, Kind::kUnsigned, 1>>(); return true;
-    case P::kU2: f.template operator()<IntTraits<P::kU2, uint8_t, Kind::kUnsigned, 2>>(); return true;
-    case P::kU4: f.template operator()<IntTraits<P::kU4, uint8_t, Kind::kUnsigned, 4>>(); return true;
-    case P::kU8: f.template operator()<IntTraits<P::kU8, uint8_t, Kind::kUnsigned, 8>>(); return true;
-    case P::kU16: f.template operator()<IntTraits<P::kU16, uint16_t, Kind::kUnsigned, 16>>(); return true;
-    case P::kU32: f.template operator()<IntTraits<P::kU32, uint32_t, Kind::kUnsigned, 32>>(); return true;
-    case P::kU64: f.template operator()<IntTraits<P::kU64, uint64_t, Kind::kUnsigned, 64>>(); return true;
-    case P::kF16: f.template operator()<F16Traits>(); return true;
-    case P::kBF16: f.template operator()<BF16Traits>(); return true;
-    case P::kF32: f.template operator()<NativeFloatTraits<P::kF32, float>>(); return true;
-    case P::kF64: f.template operator()<NativeFloatTraits<P::kF64, double>>(); return true;
-    case P::kF8E5M2: f.template operator()<F8Traits<P::kF8E5M2>>(); return true;
-    case P::kF8E4M3FN: f.template operator()<F8Traits<P::kF8E4M3FN>>(); return true;
-    case P::kF8E4M3B11FNUZ: f.template operator()<F8Traits<P::kF8E4M3B11FNUZ>>(); return true;
-    case P::kF8E5M2FNUZ: f.template operator()<F8Traits<P::kF8E5M2FNUZ>>(); return true;
-    case P::kF8E4M3FNUZ: f.template operator()<F8Traits<P::kF8E4M3FNUZ>>(); return true;
-    case P::kF8E4M3: f.template operator()<F8Traits<P::kF8E4M3>>(); return true;
-    case P::kF8E3M4: f.template operator()<F8Traits<P::kF8E3M4>>(); return true;
-    case P::kF4E2M1FN: f.template operator()<F8Traits<P::kF4E2M1FN>>(); return true;
-    case P::kF8E8M0FNU: f.template operator()<F8Traits<P::kF8E8M0FNU>>(); return true;
-    case P::kC64: f.template operator()<ComplexTraits<P::kC64, std::complex<float>>>(); return true;
-    case P::kC128: f.template operator()<ComplexTraits<P::kC128, std::complex<double>>>(); return true;
-    default: return false;
+    case P::kPred:
+      f.template operator()<PredTraits>();
+      return true;
+    case P::kS1:
+      f.template operator()<IntTraits<P::kS1, int8_t, Kind::kSigned, 1>>();
+      return true;
+    case P::kS2:
+      f.template operator()<IntTraits<P::kS2, int8_t, Kind::kSigned, 2>>();
+      return true;
+    case P::kS4:
+      f.template operator()<IntTraits<P::kS4, int8_t, Kind::kSigned, 4>>();
+      return true;
+    case P::kS8:
+      f.template operator()<IntTraits<P::kS8, int8_t, Kind::kSigned, 8>>();
+      return true;
+    case P::kS16:
+      f.template operator()<IntTraits<P::kS16, int16_t, Kind::kSigned, 16>>();
+      return true;
+    case P::kS32:
+      f.template operator()<IntTraits<P::kS32, int32_t, Kind::kSigned, 32>>();
+      return true;
+    case P::kS64:
+      f.template operator()<IntTraits<P::kS64, int64_t, Kind::kSigned, 64>>();
+      return true;
+    case P::kU1:
+      f.template operator()<IntTraits<P::kU1, uint8_t, Kind::kUnsigned, 1>>();
+      return true;
+    case P::kU2:
+      f.template operator()<IntTraits<P::kU2, uint8_t, Kind::kUnsigned, 2>>();
+      return true;
+    case P::kU4:
+      f.template operator()<IntTraits<P::kU4, uint8_t, Kind::kUnsigned, 4>>();
+      return true;
+    case P::kU8:
+      f.template operator()<IntTraits<P::kU8, uint8_t, Kind::kUnsigned, 8>>();
+      return true;
+    case P::kU16:
+      f.template
+      operator()<IntTraits<P::kU16, uint16_t, Kind::kUnsigned, 16>>();
+      return true;
+    case P::kU32:
+      f.template
+      operator()<IntTraits<P::kU32, uint32_t, Kind::kUnsigned, 32>>();
+      return true;
+    case P::kU64:
+      f.template
+      operator()<IntTraits<P::kU64, uint64_t, Kind::kUnsigned, 64>>();
+      return true;
+    case P::kF16:
+      f.template operator()<F16Traits>();
+      return true;
+    case P::kBF16:
+      f.template operator()<BF16Traits>();
+      return true;
+    case P::kF32:
+      f.template operator()<NativeFloatTraits<P::kF32, float>>();
+      return true;
+    case P::kF64:
+      f.template operator()<NativeFloatTraits<P::kF64, double>>();
+      return true;
+    case P::kF8E5M2:
+      f.template operator()<F8Traits<P::kF8E5M2>>();
+      return true;
+    case P::kF8E4M3FN:
+      f.template operator()<F8Traits<P::kF8E4M3FN>>();
+      return true;
+    case P::kF8E4M3B11FNUZ:
+      f.template operator()<F8Traits<P::kF8E4M3B11FNUZ>>();
+      return true;
+    case P::kF8E5M2FNUZ:
+      f.template operator()<F8Traits<P::kF8E5M2FNUZ>>();
+      return true;
+    case P::kF8E4M3FNUZ:
+      f.template operator()<F8Traits<P::kF8E4M3FNUZ>>();
+      return true;
+    case P::kF8E4M3:
+      f.template operator()<F8Traits<P::kF8E4M3>>();
+      return true;
+    case P::kF8E3M4:
+      f.template operator()<F8Traits<P::kF8E3M4>>();
+      return true;
+    case P::kF4E2M1FN:
+      f.template operator()<F8Traits<P::kF4E2M1FN>>();
+      return true;
+    case P::kF8E8M0FNU:
+      f.template operator()<F8Traits<P::kF8E8M0FNU>>();
+      return true;
+    case P::kC64:
+      f.template operator()<ComplexTraits<P::kC64, std::complex<float>>>();
+      return true;
+    case P::kC128:
+      f.template operator()<ComplexTraits<P::kC128, std::complex<double>>>();
+      return true;
+    default:
+      return false;
   }
 }
 

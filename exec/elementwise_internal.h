@@ -115,8 +115,8 @@ void Map1(const typename TI::S* __restrict x, int64_t nx,
 }
 template <typename TI, typename TO, typename F>
 void Map1(const Literal& a, Literal& out, F f) {
-  Map1<TI, TO>(a.data<typename TI::S>(), a.count(),
-               out.data<typename TO::S>(), out.count(), f);
+  Map1<TI, TO>(a.data<typename TI::S>(), a.count(), out.data<typename TO::S>(),
+               out.count(), f);
 }
 
 // Runs o[i] = f(x[i], y[i]) for i < n; x and y hold n elements or one. Only
@@ -151,9 +151,9 @@ void Map2(const Literal& a, const Literal& b, Literal& out, F f) {
 // result once on the way out: the same values as Store(f(Load(x))) per
 // element, without one more copy of every op's loops per narrow type.
 template <typename T>
-constexpr bool kNarrowFloat = T::kKind == Kind::kFloat &&
-                              std::is_same_v<typename T::C, float> &&
-                              !std::is_same_v<typename T::S, float>;
+constexpr bool kNarrowFloat =
+    T::kKind == Kind::kFloat&& std::is_same_v<typename T::C, float> &&
+    !std::is_same_v<typename T::S, float>;
 using F32Traits = NativeFloatTraits<PrimitiveType::kF32, float>;
 inline constexpr int64_t kF32Block = 1024;
 
@@ -161,9 +161,9 @@ inline constexpr int64_t kF32Block = 1024;
 // a broadcast scalar); returns the pointer and count to hand to a kernel.
 template <typename T>
 std::pair<const float*, int64_t> LoadF32Block(const typename T::S* x,
-                                              int64_t nx, int64_t n,
-                                              int64_t lo, int64_t m,
-                                              float* buf, const float* scalar) {
+                                              int64_t nx, int64_t n, int64_t lo,
+                                              int64_t m, float* buf,
+                                              const float* scalar) {
   if (nx != n) return {scalar, 1};
   for (int64_t i = 0; i < m; ++i) buf[i] = T::Load(x[lo + i]);
   return {buf, m};
@@ -193,9 +193,8 @@ void InF32Blocks(const typename T::S* x, int64_t nx, typename TO::S* o,
     for (int64_t lo = b; lo < e; lo += kF32Block) {
       const int64_t m = std::min(kF32Block, e - lo);
       const auto xp = LoadF32Block<T>(x, nx, n, lo, m, xb, &xs);
-      RunF32Block<TO>(o, lo, m, ob, [&](auto* out) {
-        kernel(xp.first, xp.second, out, m);
-      });
+      RunF32Block<TO>(o, lo, m, ob,
+                      [&](auto* out) { kernel(xp.first, xp.second, out, m); });
     }
   });
 }
@@ -245,7 +244,8 @@ inline std::optional<VecFn> VectorFn(Opcode op) {
 // o = fn(x) over n f32 elements (narrow floats reach it through
 // InF32Blocks).
 inline void MapVector(VecFn fn, const float* x, float* o, int64_t n) {
-  ForChunks(n, [&](int64_t b, int64_t e) { VecMathF32(fn, x + b, o + b, e - b); });
+  ForChunks(n,
+            [&](int64_t b, int64_t e) { VecMathF32(fn, x + b, o + b, e - b); });
 }
 
 inline absl::Status Unsupported(const Node& node, PrimitiveType type) {

@@ -164,7 +164,7 @@ void* Allocate(int64_t bytes, bool zero) {
 
 void FreeBytes(void* p, int64_t bytes) {
   if (bytes < kMapBytes) {
-    ::operator delete(p, std::align_val_t{64});
+    ::operator delete (p, std::align_val_t{64});
     return;
   }
   const int64_t length = MapLength(bytes);
@@ -245,10 +245,10 @@ absl::StatusOr<Literal> Literal::CreateArrayImpl(PrimitiveType type,
   int64_t now = g_in_use.fetch_add(bytes) + bytes;
   if (now > g_limit) {
     g_in_use -= bytes;
-    return absl::ResourceExhaustedError(Cat(
-        ShapeString(LiteralShape::Array(type, dims)), " needs ", Bytes(bytes),
-        "; with ", Bytes(now - bytes), " in use that is over the memory limit of ",
-        Bytes(g_limit)));
+    return absl::ResourceExhaustedError(
+        Cat(ShapeString(LiteralShape::Array(type, dims)), " needs ",
+            Bytes(bytes), "; with ", Bytes(now - bytes),
+            " in use that is over the memory limit of ", Bytes(g_limit)));
   }
   int64_t peak = g_peak;
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
@@ -527,8 +527,8 @@ absl::StatusOr<Literal> BitcastConvertLiteral(const Literal& in,
   if (!out.ok()) return out;
   if (out->byte_size() != in.byte_size())
     return absl::InvalidArgumentError(
-        Cat("bitcast-convert changes the byte size: ",
-                     ShapeString(in.shape()), " to ", ShapeString(to)));
+        Cat("bitcast-convert changes the byte size: ", ShapeString(in.shape()),
+            " to ", ShapeString(to)));
   std::memcpy(out->raw(), in.raw(), in.byte_size());
   if (in_bits < 8) {  // storage is sign-extended for signed types: re-wrap
     VisitType(to.type, [&]<typename T>() {
@@ -547,15 +547,16 @@ absl::StatusOr<Literal> LiteralFromValue(const LiteralValue& value,
     std::vector<Value> elements;
     for (size_t i = 0; i < shape.tuple_elements.size(); ++i) {
       if (i >= value.tuple_elements.size() && !value.elided)
-        return absl::InvalidArgumentError("tuple constant has too few elements");
+        return absl::InvalidArgumentError(
+            "tuple constant has too few elements");
       static const LiteralValue kElided = [] {
         LiteralValue v;
         v.elided = true;
         return v;
       }();
-      const LiteralValue& ev =
-          value.elided && i >= value.tuple_elements.size() ? kElided
-                                                           : value.tuple_elements[i];
+      const LiteralValue& ev = value.elided && i >= value.tuple_elements.size()
+                                   ? kElided
+                                   : value.tuple_elements[i];
       auto e = LiteralFromValue(ev, shape.tuple_elements[i], elided);
       if (!e.ok()) return e.status();
       elements.push_back(std::make_shared<Literal>(*std::move(e)));
@@ -572,8 +573,8 @@ absl::StatusOr<Literal> LiteralFromValue(const LiteralValue& value,
   const int64_t stored = static_cast<int64_t>(value.stored_elements());
   if (stored == 0 && n == 0) return lit;
   if (stored != n && !(value.splat || stored == 1)) {
-    return absl::InvalidArgumentError(Cat(
-        "constant has ", stored, " elements, shape needs ", n));
+    return absl::InvalidArgumentError(
+        Cat("constant has ", stored, " elements, shape needs ", n));
   }
   VisitType(shape.type, [&]<typename T>() {
     auto* d = lit->data<typename T::S>();

@@ -65,9 +65,13 @@ class Literal {
   LiteralShape shape() const;
 
   template <typename S>
-  S* data() { return reinterpret_cast<S*>(bytes_); }
+  S* data() {
+    return reinterpret_cast<S*>(bytes_);
+  }
   template <typename S>
-  const S* data() const { return reinterpret_cast<const S*>(bytes_); }
+  const S* data() const {
+    return reinterpret_cast<const S*>(bytes_);
+  }
   uint8_t* raw() { return bytes_; }
   const uint8_t* raw() const { return bytes_; }
   int64_t byte_size() const { return byte_size_; }

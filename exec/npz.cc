@@ -21,21 +21,36 @@ std::string Descr(PrimitiveType t, bool* bits_only) {
   using P = PrimitiveType;
   *bits_only = false;
   switch (t) {
-    case P::kPred: return "|b1";
-    case P::kS8: return "|i1";
-    case P::kS16: return "<i2";
-    case P::kS32: return "<i4";
-    case P::kS64: return "<i8";
-    case P::kU8: return "|u1";
-    case P::kU16: return "<u2";
-    case P::kU32: return "<u4";
-    case P::kU64: return "<u8";
-    case P::kF16: return "<f2";
-    case P::kF32: return "<f4";
-    case P::kF64: return "<f8";
-    case P::kC64: return "<c8";
-    case P::kC128: return "<c16";
-    default: break;
+    case P::kPred:
+      return "|b1";
+    case P::kS8:
+      return "|i1";
+    case P::kS16:
+      return "<i2";
+    case P::kS32:
+      return "<i4";
+    case P::kS64:
+      return "<i8";
+    case P::kU8:
+      return "|u1";
+    case P::kU16:
+      return "<u2";
+    case P::kU32:
+      return "<u4";
+    case P::kU64:
+      return "<u8";
+    case P::kF16:
+      return "<f2";
+    case P::kF32:
+      return "<f4";
+    case P::kF64:
+      return "<f8";
+    case P::kC64:
+      return "<c8";
+    case P::kC128:
+      return "<c16";
+    default:
+      break;
   }
   *bits_only = true;
   return StorageBytes(t) == 2 ? "<u2" : "|u1";
@@ -44,14 +59,15 @@ std::string Descr(PrimitiveType t, bool* bits_only) {
 std::optional<PrimitiveType> FromDescr(std::string_view d) {
   using P = PrimitiveType;
   if (d.size() < 2) return std::nullopt;
-  if (d[0] == '>' && d.substr(1) != "i1" && d.substr(1) != "u1" && d.substr(1) != "b1")
+  if (d[0] == '>' && d.substr(1) != "i1" && d.substr(1) != "u1" &&
+      d.substr(1) != "b1")
     return std::nullopt;  // big endian
   std::string_view k = d.substr(1);
   static const std::map<std::string_view, P> kTypes = {
-      {"b1", P::kPred}, {"i1", P::kS8}, {"i2", P::kS16}, {"i4", P::kS32},
-      {"i8", P::kS64}, {"u1", P::kU8}, {"u2", P::kU16}, {"u4", P::kU32},
-      {"u8", P::kU64}, {"f2", P::kF16}, {"f4", P::kF32}, {"f8", P::kF64},
-      {"c8", P::kC64}, {"c16", P::kC128}};
+      {"b1", P::kPred}, {"i1", P::kS8},   {"i2", P::kS16}, {"i4", P::kS32},
+      {"i8", P::kS64},  {"u1", P::kU8},   {"u2", P::kU16}, {"u4", P::kU32},
+      {"u8", P::kU64},  {"f2", P::kF16},  {"f4", P::kF32}, {"f8", P::kF64},
+      {"c8", P::kC64},  {"c16", P::kC128}};
   auto it = kTypes.find(k);
   if (it == kTypes.end()) return std::nullopt;
   return it->second;
@@ -107,7 +123,8 @@ absl::StatusOr<NpyHeader> ParseHeader(std::string_view b) {
   } else if (major == 2 || major == 3) {
     if (b.size() < 12) return Bad("truncated .npy header");
     len = 0;
-    for (int i = 0; i < 4; ++i) len |= size_t{static_cast<uint8_t>(b[8 + i])} << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      len |= size_t{static_cast<uint8_t>(b[8 + i])} << (8 * i);
     start = 12;
   } else {
     return Bad("unknown .npy version");
@@ -124,14 +141,16 @@ absl::StatusOr<NpyHeader> ParseHeader(std::string_view b) {
     return h.substr(colon + 1);
   };
   std::string_view d = value_of("'descr'");
-  size_t q1 = d.find('\''), q2 = q1 == std::string_view::npos ? q1 : d.find('\'', q1 + 1);
+  size_t q1 = d.find('\''),
+         q2 = q1 == std::string_view::npos ? q1 : d.find('\'', q1 + 1);
   if (q2 == std::string_view::npos) return Bad("npy header without descr");
   out.descr = std::string(d.substr(q1 + 1, q2 - q1 - 1));
   std::string_view f = value_of("'fortran_order'");
   out.fortran = f.find("True") < f.find_first_of(",}");
   std::string_view s = value_of("'shape'");
   size_t open = s.find('('), close = s.find(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+  if (open == std::string_view::npos || close == std::string_view::npos ||
+      close < open)
     return Bad("npy header without shape");
   std::string_view dims = s.substr(open + 1, close - open - 1);
   int64_t cur = -1;
@@ -151,8 +170,14 @@ absl::StatusOr<NpyHeader> ParseHeader(std::string_view b) {
 uint16_t U16(const uint8_t* p) { return p[0] | (p[1] << 8); }
 uint32_t U32(const uint8_t* p) { return U16(p) | (uint32_t{U16(p + 2)} << 16); }
 uint64_t U64(const uint8_t* p) { return U32(p) | (uint64_t{U32(p + 4)} << 32); }
-void Put16(std::string& s, uint16_t v) { s.push_back(v & 0xff); s.push_back(v >> 8); }
-void Put32(std::string& s, uint32_t v) { Put16(s, v & 0xffff); Put16(s, v >> 16); }
+void Put16(std::string& s, uint16_t v) {
+  s.push_back(v & 0xff);
+  s.push_back(v >> 8);
+}
+void Put32(std::string& s, uint32_t v) {
+  Put16(s, v & 0xffff);
+  Put16(s, v >> 16);
+}
 
 }  // namespace
 
@@ -160,9 +185,12 @@ absl::StatusOr<std::string> EncodeNpy(const Literal& literal) {
   if (literal.is_tuple()) return Bad("a tuple has no .npy form");
   bool bits_only;
   std::string descr = Descr(literal.type(), &bits_only);
-  std::string dict = Cat("{'descr': '", descr, "', 'fortran_order': False, 'shape': ",
-                         ShapeTuple(literal.dims()), ", }");
-  if (PrimitiveTypeBitWidth(literal.type()) < 8 && literal.type() != PrimitiveType::kPred) {
+  std::string dict =
+      Cat("{'descr': '", descr,
+          "', 'fortran_order': False, 'shape': ", ShapeTuple(literal.dims()),
+          ", }");
+  if (PrimitiveTypeBitWidth(literal.type()) < 8 &&
+      literal.type() != PrimitiveType::kPred) {
     // Sub-byte: unsigned bit patterns of the width.
     const int bits = PrimitiveTypeBitWidth(literal.type());
     std::string data(literal.count(), '\0');
@@ -181,8 +209,9 @@ absl::StatusOr<Literal> DecodeNpy(std::string_view bytes, PrimitiveType as) {
   PrimitiveType type = *t;
   if (as != PrimitiveType::kInvalid && IsArrayType(as)) {
     if (StorageBytes(as) != StorageBytes(type))
-      return Bad(Cat("a ", PrimitiveTypeName(as), " array needs ", StorageBytes(as),
-                     "-byte bit patterns, the file has ", h->descr));
+      return Bad(Cat("a ", PrimitiveTypeName(as), " array needs ",
+                     StorageBytes(as), "-byte bit patterns, the file has ",
+                     h->descr));
     type = as;
   }
   std::vector<int64_t> dims = h->dims;
@@ -198,7 +227,8 @@ absl::StatusOr<Literal> DecodeNpy(std::string_view bytes, PrimitiveType as) {
       for (int64_t i = 0; i < lit->count(); ++i) {
         if constexpr (T::kKind == Kind::kPred) {
           d[i] = d[i] != 0;
-        } else if constexpr (T::kKind == Kind::kSigned || T::kKind == Kind::kUnsigned) {
+        } else if constexpr (T::kKind == Kind::kSigned ||
+                             T::kKind == Kind::kUnsigned) {
           d[i] = T::Store(static_cast<typename T::C>(d[i]));
         } else if constexpr (std::is_same_v<typename T::S, uint8_t>) {
           if (T::kBits == 4) d[i] &= 0xf;  // f4e2m1fn: keep the low bits
@@ -215,11 +245,13 @@ absl::StatusOr<Literal> DecodeNpy(std::string_view bytes, PrimitiveType as) {
     if (!out.ok()) return out;
     std::vector<int64_t> idx(h->dims.size(), 0);
     std::vector<int64_t> rstr(dims.size(), 1);
-    for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) rstr[d] = rstr[d + 1] * dims[d + 1];
+    for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d)
+      rstr[d] = rstr[d + 1] * dims[d + 1];
     const int eb = out->element_bytes();
     for (int64_t i = 0; i < out->count(); ++i) {
       int64_t src = 0;
-      for (size_t d = 0; d < idx.size(); ++d) src += idx[d] * rstr[idx.size() - 1 - d];
+      for (size_t d = 0; d < idx.size(); ++d)
+        src += idx[d] * rstr[idx.size() - 1 - d];
       std::memcpy(out->raw() + i * eb, lit->raw() + src * eb, eb);
       for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
         if (++idx[d] < h->dims[d]) break;
@@ -245,29 +277,55 @@ absl::StatusOr<std::string> EncodeNpz(const NamedArrays& arrays) {
   }
   std::string out, central;
   for (const auto& [name, data] : files) {
-    if (data.size() >= 0xffffffffu) return Bad("array too large for a zip32 .npz");
+    if (data.size() >= 0xffffffffu)
+      return Bad("array too large for a zip32 .npz");
     const uint32_t crc = crc32(0, reinterpret_cast<const Bytef*>(data.data()),
                                static_cast<uInt>(data.size()));
     const uint32_t offset = static_cast<uint32_t>(out.size());
-    Put32(out, 0x04034b50); Put16(out, 20); Put16(out, 0); Put16(out, 0);
-    Put16(out, 0); Put16(out, 0x21);  // time, date (1980-01-01)
-    Put32(out, crc); Put32(out, data.size()); Put32(out, data.size());
-    Put16(out, name.size()); Put16(out, 0);
+    Put32(out, 0x04034b50);
+    Put16(out, 20);
+    Put16(out, 0);
+    Put16(out, 0);
+    Put16(out, 0);
+    Put16(out, 0x21);  // time, date (1980-01-01)
+    Put32(out, crc);
+    Put32(out, data.size());
+    Put32(out, data.size());
+    Put16(out, name.size());
+    Put16(out, 0);
     out += name;
     out += data;
-    Put32(central, 0x02014b50); Put16(central, 20); Put16(central, 20);
-    Put16(central, 0); Put16(central, 0); Put16(central, 0); Put16(central, 0x21);
-    Put32(central, crc); Put32(central, data.size()); Put32(central, data.size());
-    Put16(central, name.size()); Put16(central, 0); Put16(central, 0);
-    Put16(central, 0); Put16(central, 0); Put32(central, 0); Put32(central, offset);
+    Put32(central, 0x02014b50);
+    Put16(central, 20);
+    Put16(central, 20);
+    Put16(central, 0);
+    Put16(central, 0);
+    Put16(central, 0);
+    Put16(central, 0x21);
+    Put32(central, crc);
+    Put32(central, data.size());
+    Put32(central, data.size());
+    Put16(central, name.size());
+    Put16(central, 0);
+    Put16(central, 0);
+    Put16(central, 0);
+    Put16(central, 0);
+    Put32(central, 0);
+    Put32(central, offset);
     central += name;
-    if (out.size() >= 0xffffffffu) return Bad("archive too large for a zip32 .npz");
+    if (out.size() >= 0xffffffffu)
+      return Bad("archive too large for a zip32 .npz");
   }
   const uint32_t cd_offset = static_cast<uint32_t>(out.size());
   out += central;
-  Put32(out, 0x06054b50); Put16(out, 0); Put16(out, 0);
-  Put16(out, files.size()); Put16(out, files.size());
-  Put32(out, central.size()); Put32(out, cd_offset); Put16(out, 0);
+  Put32(out, 0x06054b50);
+  Put16(out, 0);
+  Put16(out, 0);
+  Put16(out, files.size());
+  Put16(out, files.size());
+  Put32(out, central.size());
+  Put32(out, cd_offset);
+  Put16(out, 0);
   return out;
 }
 
@@ -282,20 +340,24 @@ absl::StatusOr<NamedArrays> DecodeNpz(std::string_view bytes) {
       break;
     }
   }
-  if (eocd == std::string_view::npos) return Bad("not a zip file (no end record)");
+  if (eocd == std::string_view::npos)
+    return Bad("not a zip file (no end record)");
   uint64_t entries = U16(b + eocd + 10);
   uint64_t cd_offset = U32(b + eocd + 16);
   if (cd_offset == 0xffffffffu || entries == 0xffff) {  // zip64
-    if (eocd < 20 || U32(b + eocd - 20) != 0x07064b50) return Bad("bad zip64 locator");
+    if (eocd < 20 || U32(b + eocd - 20) != 0x07064b50)
+      return Bad("bad zip64 locator");
     uint64_t z64 = U64(b + eocd - 20 + 8);
-    if (z64 + 56 > n || U32(b + z64) != 0x06064b50) return Bad("bad zip64 record");
+    if (z64 + 56 > n || U32(b + z64) != 0x06064b50)
+      return Bad("bad zip64 record");
     entries = U64(b + z64 + 32);
     cd_offset = U64(b + z64 + 48);
   }
   std::map<std::string, std::string> files;
   size_t p = cd_offset;
   for (uint64_t e = 0; e < entries; ++e) {
-    if (p + 46 > n || U32(b + p) != 0x02014b50) return Bad("bad zip central directory");
+    if (p + 46 > n || U32(b + p) != 0x02014b50)
+      return Bad("bad zip central directory");
     const uint16_t method = U16(b + p + 10);
     uint64_t csize = U32(b + p + 20), usize = U32(b + p + 24);
     const uint16_t name_len = U16(b + p + 28), extra_len = U16(b + p + 30),
@@ -304,18 +366,29 @@ absl::StatusOr<NamedArrays> DecodeNpz(std::string_view bytes) {
     if (p + 46 + name_len + extra_len > n) return Bad("bad zip entry");
     std::string name(bytes.substr(p + 46, name_len));
     // zip64 extra field: sizes and offset when their 32-bit fields are full.
-    for (size_t x = p + 46 + name_len; x + 4 <= p + 46 + name_len + extra_len;) {
+    for (size_t x = p + 46 + name_len;
+         x + 4 <= p + 46 + name_len + extra_len;) {
       uint16_t id = U16(b + x), len = U16(b + x + 2);
       size_t q = x + 4;
       if (id == 0x0001) {
-        if (usize == 0xffffffffu && q + 8 <= x + 4 + len) { usize = U64(b + q); q += 8; }
-        if (csize == 0xffffffffu && q + 8 <= x + 4 + len) { csize = U64(b + q); q += 8; }
-        if (local == 0xffffffffu && q + 8 <= x + 4 + len) { local = U64(b + q); q += 8; }
+        if (usize == 0xffffffffu && q + 8 <= x + 4 + len) {
+          usize = U64(b + q);
+          q += 8;
+        }
+        if (csize == 0xffffffffu && q + 8 <= x + 4 + len) {
+          csize = U64(b + q);
+          q += 8;
+        }
+        if (local == 0xffffffffu && q + 8 <= x + 4 + len) {
+          local = U64(b + q);
+          q += 8;
+        }
       }
       x += 4 + len;
     }
     p += 46 + name_len + extra_len + comment_len;
-    if (local + 30 > n || U32(b + local) != 0x04034b50) return Bad("bad zip local header");
+    if (local + 30 > n || U32(b + local) != 0x04034b50)
+      return Bad("bad zip local header");
     const size_t data = local + 30 + U16(b + local + 26) + U16(b + local + 28);
     if (data + csize > n) return Bad("truncated zip entry " + name);
     std::string content;
@@ -334,7 +407,8 @@ absl::StatusOr<NamedArrays> DecodeNpz(std::string_view bytes) {
       inflateEnd(&zs);
       if (rc != Z_STREAM_END) return Bad("bad deflate data in " + name);
     } else {
-      return Bad(Cat("unsupported zip compression method ", method, " in ", name));
+      return Bad(
+          Cat("unsupported zip compression method ", method, " in ", name));
     }
     files[name] = std::move(content);
   }
@@ -353,15 +427,19 @@ absl::StatusOr<NamedArrays> DecodeNpz(std::string_view bytes) {
       // '<U' strings are UTF-32: keep the ASCII bytes.
       if (h->descr.find('U') != std::string::npos) {
         std::string ascii;
-        for (char c : tname) if (c) ascii.push_back(c);
+        for (char c : tname)
+          if (c) ascii.push_back(c);
         tname = ascii;
       }
       auto t = PrimitiveTypeFromName(tname);
-      if (!t) return Bad(Cat(name, ".dtype names an unknown type '", tname, "'"));
+      if (!t)
+        return Bad(Cat(name, ".dtype names an unknown type '", tname, "'"));
       as = *t;
     }
     auto lit = DecodeNpy(content, as);
-    if (!lit.ok()) return absl::InvalidArgumentError(Cat(name, ": ", lit.status().message()));
+    if (!lit.ok())
+      return absl::InvalidArgumentError(
+          Cat(name, ": ", lit.status().message()));
     out.push_back({name, std::make_shared<const Literal>(*std::move(lit))});
   }
   return out;

@@ -30,7 +30,8 @@ bool IsPassThrough(std::string_view t) {
       // pass unchanged (only the layout may differ, which arrays here
       // do not carry).
       "AwsNeuronTransferWithStaticRing"};
-  return std::find(std::begin(kTargets), std::end(kTargets), t) != std::end(kTargets);
+  return std::find(std::begin(kTargets), std::end(kTargets), t) !=
+         std::end(kTargets);
 }
 
 bool IsGemm(std::string_view t) {
@@ -59,24 +60,31 @@ double JsonNumber(const nlohmann::json& j, const char* key, double fallback) {
 
 absl::StatusOr<Value> Gemm(const Node& node, Operands in) {
   if (in.size() < 2) return Bad("gemm needs two operands");
-  std::string text = node.attrs.backend_config ? node.attrs.backend_config->text : "";
+  std::string text =
+      node.attrs.backend_config ? node.attrs.backend_config->text : "";
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (json.is_discarded() || !json.is_object())
     return Bad("gemm backend_config is not JSON");
   const nlohmann::json& cfg =
       json.contains("gemm_backend_config") ? json["gemm_backend_config"] : json;
-  if (!cfg.contains("dot_dimension_numbers")) return Bad("gemm without dot_dimension_numbers");
+  if (!cfg.contains("dot_dimension_numbers"))
+    return Bad("gemm without dot_dimension_numbers");
   const auto& dj = cfg["dot_dimension_numbers"];
   DotDimensionNumbers dn;
-  if (dj.contains("lhs_contracting_dimensions")) dn.lhs_contracting_dimensions = JsonInts(dj["lhs_contracting_dimensions"]);
-  if (dj.contains("rhs_contracting_dimensions")) dn.rhs_contracting_dimensions = JsonInts(dj["rhs_contracting_dimensions"]);
-  if (dj.contains("lhs_batch_dimensions")) dn.lhs_batch_dimensions = JsonInts(dj["lhs_batch_dimensions"]);
-  if (dj.contains("rhs_batch_dimensions")) dn.rhs_batch_dimensions = JsonInts(dj["rhs_batch_dimensions"]);
+  if (dj.contains("lhs_contracting_dimensions"))
+    dn.lhs_contracting_dimensions = JsonInts(dj["lhs_contracting_dimensions"]);
+  if (dj.contains("rhs_contracting_dimensions"))
+    dn.rhs_contracting_dimensions = JsonInts(dj["rhs_contracting_dimensions"]);
+  if (dj.contains("lhs_batch_dimensions"))
+    dn.lhs_batch_dimensions = JsonInts(dj["lhs_batch_dimensions"]);
+  if (dj.contains("rhs_batch_dimensions"))
+    dn.rhs_batch_dimensions = JsonInts(dj["rhs_batch_dimensions"]);
   const double alpha = JsonNumber(cfg, "alpha_real", 1.0);
   const double beta = JsonNumber(cfg, "beta", 0.0);
   std::string epilogue = cfg.value("epilogue", std::string("DEFAULT"));
   if (epilogue != "DEFAULT")
-    return absl::UnimplementedError("gemm epilogue " + epilogue + " is not supported");
+    return absl::UnimplementedError("gemm epilogue " + epilogue +
+                                    " is not supported");
   Node dot = node;
   if (node.shape.is_tuple()) dot.shape = node.shape.tuple_elements[0];
   auto r = EvalDot(dot, *in[0], *in[1], dn);
@@ -145,7 +153,8 @@ absl::StatusOr<Value> NeuronGelu(const std::string& target, const Node& node,
         if (target == "AwsNeuronGelu") {
           r = 0.5 * v * (1 + std::erf(v * kSqrtHalf));
         } else if (target == "AwsNeuronGeluApprxTanh") {
-          r = 0.5 * v * (1 + std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v)));
+          r = 0.5 * v *
+              (1 + std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v)));
         } else {  // d/dx x Phi(x) = Phi(x) + x phi(x)
           r = 0.5 * (1 + std::erf(v * kSqrtHalf)) +
               v * kInvSqrt2Pi * std::exp(-0.5 * v * v);
@@ -175,11 +184,13 @@ absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
   if (target.rfind("xla_builder.", 0) == 0 && decomposition != kNone)
     return ev.Run(decomposition, in, depth + 1);
   if (IsPassThrough(target)) {
-    if (in.size() != 1) return Bad(target + " with " + std::to_string(in.size()) + " operands");
+    if (in.size() != 1)
+      return Bad(target + " with " + std::to_string(in.size()) + " operands");
     if (ShapeString(in[0]->shape()) != ShapeString(node.shape))
-      return absl::UnimplementedError(Cat(
-          "custom-call ", target, " changes the shape (", ShapeString(in[0]->shape()),
-          " to ", ShapeString(node.shape), "); only a partitioned run could give it meaning"));
+      return absl::UnimplementedError(
+          Cat("custom-call ", target, " changes the shape (",
+              ShapeString(in[0]->shape()), " to ", ShapeString(node.shape),
+              "); only a partitioned run could give it meaning"));
     return in[0];
   }
   if (IsGemm(target)) return Gemm(node, in);
@@ -197,12 +208,14 @@ absl::StatusOr<Value> EvalCustomCall(Evaluator& ev, const Node& node,
     return std::make_shared<const Literal>(*std::move(z));
   }
   if (target == "TopK") {
-    if (in.size() != 1 || !node.shape.is_tuple() || node.shape.tuple_elements.size() != 2)
+    if (in.size() != 1 || !node.shape.is_tuple() ||
+        node.shape.tuple_elements.size() != 2)
       return Bad("TopK needs one operand and a (values, indices) result");
     const auto& dims = node.shape.tuple_elements[0].dims;
     return TopK(node, *in[0], dims.empty() ? 1 : dims.back(), true);
   }
-  return absl::UnimplementedError("unsupported custom-call target \"" + target + "\"");
+  return absl::UnimplementedError("unsupported custom-call target \"" + target +
+                                  "\"");
 }
 
 }  // namespace hlo::exec

@@ -54,12 +54,12 @@ absl::Status CompareLiterals(const Node& node, const Literal& a,
   const S* y = b.data<S>();
   uint8_t* o = out.data<uint8_t>();
   if constexpr (kNarrowFloat<T>) {
-    InF32Blocks<T, PredT>(x, a.count(), y, b.count(), o, out.count(),
-                          [&](const float* xf, int64_t nxf, const float* yf,
-                              int64_t nyf, uint8_t* of, int64_t m) {
-                            Compare<F32Traits>(node, xf, nxf, yf, nyf, of, m)
-                                .IgnoreError();
-                          });
+    InF32Blocks<T, PredT>(
+        x, a.count(), y, b.count(), o, out.count(),
+        [&](const float* xf, int64_t nxf, const float* yf, int64_t nyf,
+            uint8_t* of, int64_t m) {
+          Compare<F32Traits>(node, xf, nxf, yf, nyf, of, m).IgnoreError();
+        });
     return absl::OkStatus();
   } else {
     return Compare<T>(node, x, a.count(), y, b.count(), o, out.count());

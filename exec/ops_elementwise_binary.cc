@@ -158,12 +158,12 @@ absl::Status EvalBinaryOp(const Node& node, const Literal& a, const Literal& b,
         st = Unsupported(node, T::kType);
         return;
       }
-      InF32Blocks<T, T>(x, a.count(), y, b.count(), o, out.count(),
-                        [&](const float* xf, int64_t nxf, const float* yf,
-                            int64_t nyf, float* of, int64_t m) {
-                          Binary<F32Traits>(node, xf, nxf, yf, nyf, of, m)
-                              .IgnoreError();
-                        });
+      InF32Blocks<T, T>(
+          x, a.count(), y, b.count(), o, out.count(),
+          [&](const float* xf, int64_t nxf, const float* yf, int64_t nyf,
+              float* of, int64_t m) {
+            Binary<F32Traits>(node, xf, nxf, yf, nyf, of, m).IgnoreError();
+          });
     } else {
       st = Binary<T>(node, x, a.count(), y, b.count(), o, out.count());
     }

@@ -185,10 +185,11 @@ absl::Status EvalUnaryOp(const Node& node, const Literal& a, Literal& out) {
         st = Unsupported(node, T::kType);
         return;
       }
-      InF32Blocks<T, T>(x, a.count(), o, out.count(),
-                        [&](const float* xf, int64_t nxf, float* of, int64_t m) {
-                          Unary<F32Traits>(node, xf, nxf, of, m).IgnoreError();
-                        });
+      InF32Blocks<T, T>(
+          x, a.count(), o, out.count(),
+          [&](const float* xf, int64_t nxf, float* of, int64_t m) {
+            Unary<F32Traits>(node, xf, nxf, of, m).IgnoreError();
+          });
     } else {
       st = Unary<T>(node, x, a.count(), o, out.count());
     }

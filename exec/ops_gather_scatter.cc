@@ -49,12 +49,14 @@ struct IndexReader {
 
 absl::StatusOr<Literal> EvalGather(const Node& node, const Literal& operand,
                                    const Literal& indices) {
-  if (!node.attrs.gather_dimension_numbers) return Bad("gather without dimension numbers");
+  if (!node.attrs.gather_dimension_numbers)
+    return Bad("gather without dimension numbers");
   const GatherDimensionNumbers& g = *node.attrs.gather_dimension_numbers;
   auto out = Literal::Create(node.shape);
   if (!out.ok()) return out;
   const int rank = operand.rank();
-  if (static_cast<int>(g.slice_sizes.size()) != rank) return Bad("slice_sizes rank mismatch");
+  if (static_cast<int>(g.slice_sizes.size()) != rank)
+    return Bad("slice_sizes rank mismatch");
   IndexReader reader(indices, g.index_vector_dim);
   if (reader.VectorSize() != static_cast<int64_t>(g.start_index_map.size()))
     return Bad("index vector size differs from start_index_map");
@@ -62,7 +64,8 @@ absl::StatusOr<Literal> EvalGather(const Node& node, const Literal& operand,
   for (int d = 0; d < rank; ++d)
     if (!Has(g.collapsed_slice_dims, d) && !Has(g.operand_batching_dims, d))
       window_dims.push_back(d);
-  if (window_dims.size() != g.offset_dims.size()) return Bad("offset_dims size mismatch");
+  if (window_dims.size() != g.offset_dims.size())
+    return Bad("offset_dims size mismatch");
   std::vector<int64_t> batch_out;
   for (int d = 0; d < out->rank(); ++d)
     if (!Has(g.offset_dims, d)) batch_out.push_back(d);
@@ -86,8 +89,9 @@ absl::StatusOr<Literal> EvalGather(const Node& node, const Literal& operand,
           batch, g.start_indices_batching_dims[i], g.index_vector_dim);
     int64_t src = 0;
     for (int d = 0; d < rank; ++d) {
-      start[d] = std::clamp<int64_t>(start[d], 0,
-                                     std::max<int64_t>(0, operand.dims()[d] - g.slice_sizes[d]));
+      start[d] = std::clamp<int64_t>(
+          start[d], 0,
+          std::max<int64_t>(0, operand.dims()[d] - g.slice_sizes[d]));
       src += start[d] * ostrides[d];
     }
     for (size_t j = 0; j < window_dims.size(); ++j)
@@ -100,16 +104,19 @@ absl::StatusOr<Literal> EvalGather(const Node& node, const Literal& operand,
 
 absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
                                   int depth) {
-  if (!node.attrs.scatter_dimension_numbers) return Bad("scatter without dimension numbers");
+  if (!node.attrs.scatter_dimension_numbers)
+    return Bad("scatter without dimension numbers");
   const ScatterDimensionNumbers& s = *node.attrs.scatter_dimension_numbers;
-  if (in.size() < 3 || in.size() % 2 == 0) return Bad("scatter needs N inputs, indices, N updates");
+  if (in.size() < 3 || in.size() % 2 == 0)
+    return Bad("scatter needs N inputs, indices, N updates");
   const size_t n = (in.size() - 1) / 2;
   const Literal& indices = *in[n];
   const Id combiner = node.Call("to_apply");
   if (combiner == kNone) return Bad("scatter without to_apply=");
   std::vector<Literal> outs;
   for (size_t k = 0; k < n; ++k) {
-    if (in[k]->is_tuple() || in[n + 1 + k]->is_tuple()) return Bad("tuple operand");
+    if (in[k]->is_tuple() || in[n + 1 + k]->is_tuple())
+      return Bad("tuple operand");
     auto o = in[k]->Clone();
     if (!o.ok()) return o.status();
     outs.push_back(*std::move(o));
@@ -118,7 +125,8 @@ absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
   const Literal& updates = *in[n + 1];
   const int rank = operand.rank();
   IndexReader reader(indices, s.index_vector_dim);
-  if (reader.VectorSize() != static_cast<int64_t>(s.scatter_dims_to_operand_dims.size()))
+  if (reader.VectorSize() !=
+      static_cast<int64_t>(s.scatter_dims_to_operand_dims.size()))
     return Bad("index vector size differs from scatter_dims_to_operand_dims");
   std::vector<int64_t> window_dims;
   for (int d = 0; d < rank; ++d)
@@ -138,22 +146,26 @@ absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
   const Node& root = (*plan)->nodes[(*plan)->root];
   const bool assign = n == 1 && root.op == Opcode::kParameter &&
                       root.attrs.parameter_number == 1;
-  const bool add = n == 1 && root.op == Opcode::kAdd && root.operands.size() == 2 &&
+  const bool add = n == 1 && root.op == Opcode::kAdd &&
+                   root.operands.size() == 2 &&
                    (*plan)->nodes[root.operands[0]].op == Opcode::kParameter &&
                    (*plan)->nodes[root.operands[1]].op == Opcode::kParameter;
   const std::vector<int64_t> ostrides = RowMajorStrides(operand.dims());
-  std::vector<int64_t> ui(updates.rank(), 0), batch(scatter_dims.size()), start(rank);
+  std::vector<int64_t> ui(updates.rank(), 0), batch(scatter_dims.size()),
+      start(rank);
   int64_t src = 0;
   if (updates.count() == 0) goto done;
   do {
     {
-      for (size_t j = 0; j < scatter_dims.size(); ++j) batch[j] = ui[scatter_dims[j]];
+      for (size_t j = 0; j < scatter_dims.size(); ++j)
+        batch[j] = ui[scatter_dims[j]];
       int64_t base, step;
       reader.Locate(batch, &base, &step);
       std::fill(start.begin(), start.end(), 0);
       for (size_t k = 0; k < s.scatter_dims_to_operand_dims.size(); ++k) {
         int64_t d = s.scatter_dims_to_operand_dims[k];
-        if (d < 0 || d >= rank) return Bad("scatter_dims_to_operand_dims out of range");
+        if (d < 0 || d >= rank)
+          return Bad("scatter_dims_to_operand_dims out of range");
         start[d] = indices.GetInt(base + k * step);
       }
       for (size_t i = 0; i < s.input_batching_dims.size(); ++i)
@@ -162,7 +174,8 @@ absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
       bool in_bounds = true;
       int64_t dst = 0;
       for (int d = 0; d < rank; ++d) {
-        if (start[d] < 0 || start[d] + window_size[d] > operand.dims()[d]) in_bounds = false;
+        if (start[d] < 0 || start[d] + window_size[d] > operand.dims()[d])
+          in_bounds = false;
         dst += start[d] * ostrides[d];
       }
       if (in_bounds) {
@@ -171,7 +184,8 @@ absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
         if (assign) {
           const int eb = outs[0].element_bytes();
           std::memcpy(outs[0].raw() + dst * eb, updates.raw() + src * eb, eb);
-        } else if (add && outs[0].type() == updates.type() && !IsComplex(updates.type())) {
+        } else if (add && outs[0].type() == updates.type() &&
+                   !IsComplex(updates.type())) {
           VisitType(updates.type(), [&]<typename T>() {
             auto* o = outs[0].data<typename T::S>();
             const auto* u = updates.data<typename T::S>();
@@ -181,20 +195,23 @@ absl::StatusOr<Value> EvalScatter(Evaluator& ev, const Node& node, Operands in,
               o[dst] = T::Store(T::Load(o[dst]) + T::Load(u[src]));
             } else if constexpr (T::kKind != Kind::kComplex) {
               using U = std::make_unsigned_t<typename T::C>;
-              o[dst] = T::Store(static_cast<typename T::C>(U(T::Load(o[dst])) + U(T::Load(u[src]))));
+              o[dst] = T::Store(static_cast<typename T::C>(U(T::Load(o[dst])) +
+                                                           U(T::Load(u[src]))));
             }
           });
         } else {
           std::vector<Value> args;
           for (size_t k = 0; k < n; ++k) {
             auto a = Literal::CreateArray(outs[k].type(), {});
-            std::memcpy(a->raw(), outs[k].raw() + dst * outs[k].element_bytes(), outs[k].element_bytes());
+            std::memcpy(a->raw(), outs[k].raw() + dst * outs[k].element_bytes(),
+                        outs[k].element_bytes());
             args.push_back(std::make_shared<const Literal>(*std::move(a)));
           }
           for (size_t k = 0; k < n; ++k) {
             const Literal& up = *in[n + 1 + k];
             auto b = Literal::CreateArray(up.type(), {});
-            std::memcpy(b->raw(), up.raw() + src * up.element_bytes(), up.element_bytes());
+            std::memcpy(b->raw(), up.raw() + src * up.element_bytes(),
+                        up.element_bytes());
             args.push_back(std::make_shared<const Literal>(*std::move(b)));
           }
           auto r = ev.CallScalar(combiner, args, depth);
@@ -213,8 +230,10 @@ done:
   if (n == 1 && !node.shape.is_tuple())
     return std::make_shared<const Literal>(std::move(outs[0]));
   std::vector<Value> elements;
-  for (Literal& o : outs) elements.push_back(std::make_shared<const Literal>(std::move(o)));
-  return std::make_shared<const Literal>(Literal::MakeTuple(std::move(elements)));
+  for (Literal& o : outs)
+    elements.push_back(std::make_shared<const Literal>(std::move(o)));
+  return std::make_shared<const Literal>(
+      Literal::MakeTuple(std::move(elements)));
 }
 
 }  // namespace hlo::exec

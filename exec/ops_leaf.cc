@@ -87,7 +87,8 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
 }
 
 absl::StatusOr<Node> WrappedOp(const Node& async_start) {
-  if (async_start.wrapped == O::kUnknown || async_start.wrapped == O::kAsyncStart)
+  if (async_start.wrapped == O::kUnknown ||
+      async_start.wrapped == O::kAsyncStart)
     return absl::InvalidArgumentError("async-start without calls=");
   Node inner = async_start;
   inner.op = async_start.wrapped;

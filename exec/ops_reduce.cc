@@ -17,12 +17,15 @@ using O = Opcode;
 
 absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
 
-Value Share(Literal lit) { return std::make_shared<const Literal>(std::move(lit)); }
+Value Share(Literal lit) {
+  return std::make_shared<const Literal>(std::move(lit));
+}
 
 // A rank-0 literal holding element i of `lit`.
 Value ScalarAt(const Literal& lit, int64_t i) {
   auto s = Literal::CreateArray(lit.type(), {});
-  std::memcpy(s->raw(), lit.raw() + i * lit.element_bytes(), lit.element_bytes());
+  std::memcpy(s->raw(), lit.raw() + i * lit.element_bytes(),
+              lit.element_bytes());
   return Share(*std::move(s));
 }
 
@@ -39,8 +42,12 @@ std::optional<Opcode> SimpleReducer(Evaluator& ev, Id computation) {
   if (p.parameters.size() != 2 || p.root < 0) return std::nullopt;
   const Node& root = p.nodes[p.root];
   switch (root.op) {
-    case O::kAdd: case O::kMultiply: case O::kMaximum: case O::kMinimum:
-    case O::kAnd: case O::kOr:
+    case O::kAdd:
+    case O::kMultiply:
+    case O::kMaximum:
+    case O::kMinimum:
+    case O::kAnd:
+    case O::kOr:
       break;
     default:
       return std::nullopt;
@@ -60,44 +67,65 @@ template <typename C>
 C Combine(Opcode op, C a, C b) {
   if constexpr (std::is_same_v<C, bool>) {
     switch (op) {
-      case O::kAdd: case O::kOr: case O::kMaximum: return a || b;
-      default: return a && b;
+      case O::kAdd:
+      case O::kOr:
+      case O::kMaximum:
+        return a || b;
+      default:
+        return a && b;
     }
   } else if constexpr (std::is_floating_point_v<C>) {
     switch (op) {
-      case O::kAdd: return a + b;
-      case O::kMultiply: return a * b;
-      case O::kMaximum: return std::isnan(a) ? a : std::isnan(b) ? b : (a > b ? a : b);
-      case O::kMinimum: return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? a : b);
-      default: return a;
+      case O::kAdd:
+        return a + b;
+      case O::kMultiply:
+        return a * b;
+      case O::kMaximum:
+        return std::isnan(a) ? a : std::isnan(b) ? b : (a > b ? a : b);
+      case O::kMinimum:
+        return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? a : b);
+      default:
+        return a;
     }
   } else if constexpr (std::is_integral_v<C>) {
     using U = std::make_unsigned_t<C>;
     switch (op) {
-      case O::kAdd: return static_cast<C>(U(a) + U(b));
-      case O::kMultiply: return static_cast<C>(U(a) * U(b));
-      case O::kMaximum: return a > b ? a : b;
-      case O::kMinimum: return a < b ? a : b;
-      case O::kAnd: return static_cast<C>(a & b);
-      case O::kOr: return static_cast<C>(a | b);
-      default: return a;
+      case O::kAdd:
+        return static_cast<C>(U(a) + U(b));
+      case O::kMultiply:
+        return static_cast<C>(U(a) * U(b));
+      case O::kMaximum:
+        return a > b ? a : b;
+      case O::kMinimum:
+        return a < b ? a : b;
+      case O::kAnd:
+        return static_cast<C>(a & b);
+      case O::kOr:
+        return static_cast<C>(a | b);
+      default:
+        return a;
     }
   } else {  // complex
     switch (op) {
-      case O::kAdd: return a + b;
-      case O::kMultiply: return a * b;
-      default: return a;
+      case O::kAdd:
+        return a + b;
+      case O::kMultiply:
+        return a * b;
+      default:
+        return a;
     }
   }
 }
 
 absl::StatusOr<Value> Reduce(Evaluator& ev, const Node& node, Operands in,
                              int depth) {
-  if (in.size() % 2 != 0 || in.empty()) return Bad("reduce needs inputs and inits");
+  if (in.size() % 2 != 0 || in.empty())
+    return Bad("reduce needs inputs and inits");
   const size_t n = in.size() / 2;
   const Id reducer = node.Call("to_apply");
   if (reducer == kNone) return Bad("reduce without to_apply=");
-  const std::vector<int64_t> rdims = node.attrs.dimensions.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> rdims =
+      node.attrs.dimensions.value_or(std::vector<int64_t>{});
   const Literal& first = *in[0];
   const int rank = first.rank();
   std::vector<bool> reduced(rank, false);
@@ -123,7 +151,8 @@ absl::StatusOr<Value> Reduce(Evaluator& ev, const Node& node, Operands in,
     outs.push_back(*std::move(o));
   }
   auto fast = n == 1 && in[0]->type() == outs[0].type()
-                  ? SimpleReducer(ev, reducer) : std::nullopt;
+                  ? SimpleReducer(ev, reducer)
+                  : std::nullopt;
   if (first.count() > 0 && fast) {
     const Opcode op = *fast;
     VisitType(first.type(), [&]<typename T>() {
@@ -131,13 +160,15 @@ absl::StatusOr<Value> Reduce(Evaluator& ev, const Node& node, Operands in,
       auto* o = outs[0].data<typename T::S>();
       const int64_t inner = rank ? first.dims()[rank - 1] : 1;
       const int64_t s_last = rank ? in_to_out[rank - 1] : 0;
-      std::vector<int64_t> outer(first.dims().begin(),
-                                 rank ? first.dims().end() - 1 : first.dims().end());
+      std::vector<int64_t> outer(
+          first.dims().begin(),
+          rank ? first.dims().end() - 1 : first.dims().end());
       std::vector<int64_t> index(outer.size(), 0);
       int64_t src = 0;
       while (true) {
         int64_t base = 0;
-        for (size_t d = 0; d < outer.size(); ++d) base += index[d] * in_to_out[d];
+        for (size_t d = 0; d < outer.size(); ++d)
+          base += index[d] * in_to_out[d];
         if (s_last == 0) {
           auto acc = T::Load(o[base]);
           for (int64_t i = 0; i < inner; ++i)
@@ -145,7 +176,8 @@ absl::StatusOr<Value> Reduce(Evaluator& ev, const Node& node, Operands in,
           o[base] = T::Store(acc);
         } else {
           for (int64_t i = 0; i < inner; ++i)
-            o[base + i] = T::Store(Combine(op, T::Load(o[base + i]), T::Load(x[src + i])));
+            o[base + i] = T::Store(
+                Combine(op, T::Load(o[base + i]), T::Load(x[src + i])));
         }
         src += inner;
         if (outer.empty() || !NextIndex(index, outer)) break;
@@ -169,7 +201,8 @@ absl::StatusOr<Value> Reduce(Evaluator& ev, const Node& node, Operands in,
       } else {
         if (!(*r)->is_tuple() || (*r)->elements().size() != n)
           return Bad("reducer result is not a tuple of the right size");
-        for (size_t k = 0; k < n; ++k) StoreAt(outs[k], dst, *(*r)->elements()[k]);
+        for (size_t k = 0; k < n; ++k)
+          StoreAt(outs[k], dst, *(*r)->elements()[k]);
       }
       ++src;
     } while (rank > 0 && NextIndex(index, first.dims()));
@@ -195,8 +228,8 @@ void ForWindow(const Window& window, const std::vector<int64_t>& in_dims,
     bool valid = true;
     for (int d = 0; d < rank && valid; ++d) {
       const WindowDimension& wd = window.dimensions[d];
-      int64_t pos = out_index[d] * wd.stride - wd.padding_low +
-                    w[d] * wd.window_dilation;
+      int64_t pos =
+          out_index[d] * wd.stride - wd.padding_low + w[d] * wd.window_dilation;
       if (pos % wd.base_dilation != 0) {
         valid = false;
         break;
@@ -211,7 +244,8 @@ void ForWindow(const Window& window, const std::vector<int64_t>& in_dims,
 
 absl::StatusOr<Value> ReduceWindow(Evaluator& ev, const Node& node, Operands in,
                                    int depth) {
-  if (in.size() % 2 != 0 || in.empty()) return Bad("reduce-window needs inputs and inits");
+  if (in.size() % 2 != 0 || in.empty())
+    return Bad("reduce-window needs inputs and inits");
   const size_t n = in.size() / 2;
   if (!node.attrs.window) return Bad("reduce-window without window=");
   const Window& window = *node.attrs.window;
@@ -222,7 +256,8 @@ absl::StatusOr<Value> ReduceWindow(Evaluator& ev, const Node& node, Operands in,
   if (reducer == kNone) return Bad("reduce-window without to_apply=");
   std::vector<Literal> outs;
   for (size_t k = 0; k < n; ++k) {
-    const LiteralShape& s = node.shape.is_tuple() ? node.shape.tuple_elements[k] : node.shape;
+    const LiteralShape& s =
+        node.shape.is_tuple() ? node.shape.tuple_elements[k] : node.shape;
     auto o = Literal::Create(s);
     if (!o.ok()) return o.status();
     outs.push_back(*std::move(o));
@@ -279,7 +314,8 @@ absl::StatusOr<Value> SelectAndScatter(Evaluator& ev, const Node& node,
   const Literal& operand = *in[0];
   const Literal& source = *in[1];
   const Id select = node.Call("select"), scatter = node.Call("scatter");
-  if (select == kNone || scatter == kNone) return Bad("select= and scatter= needed");
+  if (select == kNone || scatter == kNone)
+    return Bad("select= and scatter= needed");
   auto out = Literal::Create(node.shape);
   if (!out.ok()) return out.status();
   for (int64_t i = 0; i < out->count(); ++i) StoreAt(*out, i, *in[2]);
@@ -290,20 +326,21 @@ absl::StatusOr<Value> SelectAndScatter(Evaluator& ev, const Node& node,
   do {
     int64_t selected = -1;
     absl::Status st = absl::OkStatus();
-    ForWindow(*node.attrs.window, operand.dims(), strides, index, [&](int64_t j) {
-      if (!st.ok()) return;
-      if (selected < 0) {
-        selected = j;
-        return;
-      }
-      Value args[2] = {ScalarAt(operand, selected), ScalarAt(operand, j)};
-      auto r = ev.CallScalar(select, args, depth);
-      if (!r.ok()) {
-        st = r.status();
-        return;
-      }
-      if (!(*r)->GetInt(0)) selected = j;
-    });
+    ForWindow(
+        *node.attrs.window, operand.dims(), strides, index, [&](int64_t j) {
+          if (!st.ok()) return;
+          if (selected < 0) {
+            selected = j;
+            return;
+          }
+          Value args[2] = {ScalarAt(operand, selected), ScalarAt(operand, j)};
+          auto r = ev.CallScalar(select, args, depth);
+          if (!r.ok()) {
+            st = r.status();
+            return;
+          }
+          if (!(*r)->GetInt(0)) selected = j;
+        });
     if (!st.ok()) return st;
     if (selected >= 0) {
       Value args[2] = {ScalarAt(*out, selected), ScalarAt(source, s)};
@@ -317,32 +354,39 @@ absl::StatusOr<Value> SelectAndScatter(Evaluator& ev, const Node& node,
 }
 
 // The comparator's direction when it is compare(p0, p1) on plain types.
-std::optional<ComparisonDirection> SimpleComparator(Evaluator& ev, Id comparator) {
+std::optional<ComparisonDirection> SimpleComparator(Evaluator& ev,
+                                                    Id comparator) {
   auto plan = ev.GetPlan(comparator);
   if (!plan.ok()) return std::nullopt;
   const Plan& p = **plan;
   const Node& root = p.nodes[p.root];
   if (root.op != O::kCompare || root.operands.size() != 2) return std::nullopt;
-  if (root.attrs.comparison_type == ComparisonType::kTotalOrder) return std::nullopt;
+  if (root.attrs.comparison_type == ComparisonType::kTotalOrder)
+    return std::nullopt;
   const Node& a = p.nodes[root.operands[0]];
   const Node& b = p.nodes[root.operands[1]];
   if (a.op != O::kParameter || b.op != O::kParameter) return std::nullopt;
-  if (a.attrs.parameter_number != 0 || b.attrs.parameter_number != 1) return std::nullopt;
+  if (a.attrs.parameter_number != 0 || b.attrs.parameter_number != 1)
+    return std::nullopt;
   auto dir = root.attrs.comparison_direction;
-  if (dir != ComparisonDirection::kLt && dir != ComparisonDirection::kGt) return std::nullopt;
+  if (dir != ComparisonDirection::kLt && dir != ComparisonDirection::kGt)
+    return std::nullopt;
   return dir;
 }
 
-absl::StatusOr<Value> Sort(Evaluator& ev, const Node& node, Operands in, int depth) {
+absl::StatusOr<Value> Sort(Evaluator& ev, const Node& node, Operands in,
+                           int depth) {
   if (in.empty()) return Bad("sort needs operands");
   const Literal& keys = *in[0];
   const int64_t dim = node.attrs.dimensions && !node.attrs.dimensions->empty()
-                          ? (*node.attrs.dimensions)[0] : keys.rank() - 1;
+                          ? (*node.attrs.dimensions)[0]
+                          : keys.rank() - 1;
   if (dim < 0 || dim >= keys.rank()) return Bad("sort dimension out of range");
   const Id comparator = node.Call("to_apply");
   if (comparator == kNone) return Bad("sort without to_apply=");
   for (const Value& v : in)
-    if (v->is_tuple() || v->dims() != keys.dims()) return Bad("sort operands differ in shape");
+    if (v->is_tuple() || v->dims() != keys.dims())
+      return Bad("sort operands differ in shape");
   const int64_t len = keys.dims()[dim];
   const int64_t stride = RowMajorStrides(keys.dims())[dim];
   std::vector<int64_t> outer_dims = keys.dims();
@@ -356,7 +400,8 @@ absl::StatusOr<Value> Sort(Evaluator& ev, const Node& node, Operands in, int dep
   if (keys.count() == 0) goto done;
   {
     auto fast = in.size() >= 1 && !IsComplex(keys.type())
-                    ? SimpleComparator(ev, comparator) : std::nullopt;
+                    ? SimpleComparator(ev, comparator)
+                    : std::nullopt;
     std::vector<int64_t> perm(len);
     std::vector<int64_t> index(keys.rank(), 0);
     const std::vector<int64_t> strides = RowMajorStrides(keys.dims());
@@ -367,7 +412,8 @@ absl::StatusOr<Value> Sort(Evaluator& ev, const Node& node, Operands in, int dep
       std::iota(perm.begin(), perm.end(), 0);
       if (fast) {
         std::vector<double> k(len);
-        for (int64_t i = 0; i < len; ++i) k[i] = keys.GetDouble(base + i * stride);
+        for (int64_t i = 0; i < len; ++i)
+          k[i] = keys.GetDouble(base + i * stride);
         const bool lt = *fast == ComparisonDirection::kLt;
         std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
           return lt ? k[a] < k[b] : k[a] > k[b];
@@ -398,19 +444,22 @@ absl::StatusOr<Value> Sort(Evaluator& ev, const Node& node, Operands in, int dep
     } while (NextIndex(index, outer_dims));
   }
 done:
-  if (in.size() == 1 && !node.shape.is_tuple()) return Share(std::move(outs[0]));
+  if (in.size() == 1 && !node.shape.is_tuple())
+    return Share(std::move(outs[0]));
   std::vector<Value> elements;
   for (Literal& o : outs) elements.push_back(Share(std::move(o)));
   return Share(Literal::MakeTuple(std::move(elements)));
 }
 
-absl::StatusOr<Value> Map(Evaluator& ev, const Node& node, Operands in, int depth) {
+absl::StatusOr<Value> Map(Evaluator& ev, const Node& node, Operands in,
+                          int depth) {
   const Id f = node.Call("to_apply");
   if (f == kNone) return Bad("map without to_apply=");
   auto out = Literal::Create(node.shape);
   if (!out.ok()) return out.status();
   for (const Value& v : in)
-    if (v->is_tuple() || v->count() != out->count()) return Bad("map operand shape");
+    if (v->is_tuple() || v->count() != out->count())
+      return Bad("map operand shape");
   std::vector<Value> args(in.size());
   for (int64_t i = 0; i < out->count(); ++i) {
     for (size_t k = 0; k < in.size(); ++k) args[k] = ScalarAt(*in[k], i);
@@ -427,7 +476,8 @@ absl::StatusOr<Value> Rng(Evaluator& ev, const Node& node, Operands in) {
   if (!out.ok()) return out.status();
   std::minstd_rand0 engine(static_cast<uint32_t>(ev.NextRngState() * 7919 + 1));
   const double a = in[0]->GetDouble(0), b = in[1]->GetDouble(0);
-  const bool normal = node.attrs.rng_distribution == RandomDistribution::kNormal;
+  const bool normal =
+      node.attrs.rng_distribution == RandomDistribution::kNormal;
   std::uniform_real_distribution<double> uniform(a, b);
   std::normal_distribution<double> gauss(a, b);
   for (int64_t i = 0; i < out->count(); ++i) {
@@ -445,7 +495,8 @@ absl::StatusOr<Value> Rng(Evaluator& ev, const Node& node, Operands in) {
 // Not bit-identical to XLA's Philox/ThreeFry: deterministic splitmix64 bits
 // seeded from the state (the report says so).
 absl::StatusOr<Value> RngBitGenerator(const Node& node, Operands in) {
-  if (in.size() != 1 || !node.shape.is_tuple() || node.shape.tuple_elements.size() != 2)
+  if (in.size() != 1 || !node.shape.is_tuple() ||
+      node.shape.tuple_elements.size() != 2)
     return Bad("rng-bit-generator needs a state and a (state, bits) result");
   auto state = in[0]->Clone();
   if (!state.ok()) return state.status();
@@ -453,7 +504,8 @@ absl::StatusOr<Value> RngBitGenerator(const Node& node, Operands in) {
   if (!bits.ok()) return bits.status();
   uint64_t seed = 0;
   for (int64_t i = 0; i < in[0]->count(); ++i)
-    seed = seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(in[0]->GetInt(i));
+    seed =
+        seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(in[0]->GetInt(i));
   auto next = [&]() {
     uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -467,15 +519,18 @@ absl::StatusOr<Value> RngBitGenerator(const Node& node, Operands in) {
   }
   for (int64_t i = bits->byte_size() / 8 * 8; i < bits->byte_size(); ++i)
     p[i] = static_cast<uint8_t>(next());
-  if (state->count() > 0) state->SetInt(state->count() - 1, state->GetInt(state->count() - 1) + 1);
-  return Share(Literal::MakeTuple({Share(*std::move(state)), Share(*std::move(bits))}));
+  if (state->count() > 0)
+    state->SetInt(state->count() - 1, state->GetInt(state->count() - 1) + 1);
+  return Share(
+      Literal::MakeTuple({Share(*std::move(state)), Share(*std::move(bits))}));
 }
 
 }  // namespace
 
 absl::StatusOr<Value> TopK(const Node& node, const Literal& x, int64_t k,
                            bool largest) {
-  if (x.rank() < 1 || !node.shape.is_tuple() || node.shape.tuple_elements.size() != 2)
+  if (x.rank() < 1 || !node.shape.is_tuple() ||
+      node.shape.tuple_elements.size() != 2)
     return Bad("topk needs an array and a (values, indices) result");
   const int64_t n = x.dims().back();
   if (k < 0 || k > n) return Bad("topk k out of range");
@@ -492,21 +547,29 @@ absl::StatusOr<Value> TopK(const Node& node, const Literal& x, int64_t k,
     for (int64_t i = 0; i < n; ++i) v[i] = x.GetDouble(r * n + i);
     std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
       // NaN sorts first when largest (XLA's total order puts NaN on top).
-      if (std::isnan(v[a]) || std::isnan(v[b])) return std::isnan(v[a]) && !std::isnan(v[b]);
+      if (std::isnan(v[a]) || std::isnan(v[b]))
+        return std::isnan(v[a]) && !std::isnan(v[b]);
       return largest ? v[a] > v[b] : v[a] < v[b];
     });
     for (int64_t i = 0; i < k; ++i) {
-      std::memcpy(values->raw() + (r * k + i) * eb, x.raw() + (r * n + perm[i]) * eb, eb);
+      std::memcpy(values->raw() + (r * k + i) * eb,
+                  x.raw() + (r * n + perm[i]) * eb, eb);
       indices->SetInt(r * k + i, perm[i]);
     }
   }
-  return Share(Literal::MakeTuple({Share(*std::move(values)), Share(*std::move(indices))}));
+  return Share(Literal::MakeTuple(
+      {Share(*std::move(values)), Share(*std::move(indices))}));
 }
 
 bool IsReduceFamily(Opcode op) {
   switch (op) {
-    case O::kReduce: case O::kReduceWindow: case O::kSelectAndScatter:
-    case O::kSort: case O::kMap: case O::kRng: case O::kRngBitGenerator:
+    case O::kReduce:
+    case O::kReduceWindow:
+    case O::kSelectAndScatter:
+    case O::kSort:
+    case O::kMap:
+    case O::kRng:
+    case O::kRngBitGenerator:
     case O::kTopk:
       return true;
     default:
@@ -519,18 +582,26 @@ absl::StatusOr<Value> EvalReduceFamily(Evaluator& ev, const Node& node,
   for (const Value& v : in)
     if (v->is_tuple()) return Bad("tuple operand");
   switch (node.op) {
-    case O::kReduce: return Reduce(ev, node, in, depth);
-    case O::kReduceWindow: return ReduceWindow(ev, node, in, depth);
-    case O::kSelectAndScatter: return SelectAndScatter(ev, node, in, depth);
-    case O::kSort: return Sort(ev, node, in, depth);
-    case O::kMap: return Map(ev, node, in, depth);
-    case O::kRng: return Rng(ev, node, in);
-    case O::kRngBitGenerator: return RngBitGenerator(node, in);
+    case O::kReduce:
+      return Reduce(ev, node, in, depth);
+    case O::kReduceWindow:
+      return ReduceWindow(ev, node, in, depth);
+    case O::kSelectAndScatter:
+      return SelectAndScatter(ev, node, in, depth);
+    case O::kSort:
+      return Sort(ev, node, in, depth);
+    case O::kMap:
+      return Map(ev, node, in, depth);
+    case O::kRng:
+      return Rng(ev, node, in);
+    case O::kRngBitGenerator:
+      return RngBitGenerator(node, in);
     case O::kTopk:
       if (in.size() != 1) return Bad("topk needs 1 operand");
       return TopK(node, *in[0], node.attrs.k.value_or(1),
                   node.attrs.largest.value_or(true));
-    default: return Bad("not a reduce-family op");
+    default:
+      return Bad("not a reduce-family op");
   }
 }
 

@@ -57,11 +57,16 @@ void StridedCopy(uint8_t* out, const std::vector<int64_t>& dims,
                  const uint8_t* in, int64_t offset,
                  const std::vector<int64_t>& strides, int eb) {
   switch (eb) {
-    case 1: return StridedCopyT<1>(out, dims, in, offset, strides);
-    case 2: return StridedCopyT<2>(out, dims, in, offset, strides);
-    case 4: return StridedCopyT<4>(out, dims, in, offset, strides);
-    case 8: return StridedCopyT<8>(out, dims, in, offset, strides);
-    case 16: return StridedCopyT<16>(out, dims, in, offset, strides);
+    case 1:
+      return StridedCopyT<1>(out, dims, in, offset, strides);
+    case 2:
+      return StridedCopyT<2>(out, dims, in, offset, strides);
+    case 4:
+      return StridedCopyT<4>(out, dims, in, offset, strides);
+    case 8:
+      return StridedCopyT<8>(out, dims, in, offset, strides);
+    case 16:
+      return StridedCopyT<16>(out, dims, in, offset, strides);
   }
 }
 
@@ -70,8 +75,8 @@ absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
 absl::StatusOr<Literal> Broadcast(const Node& node, const Literal& in) {
   auto out = Literal::Create(node.shape);
   if (!out.ok()) return out;
-  std::vector<int64_t> dims = node.attrs.dimensions.value_or(
-      std::vector<int64_t>{});
+  std::vector<int64_t> dims =
+      node.attrs.dimensions.value_or(std::vector<int64_t>{});
   if (static_cast<int>(dims.size()) != in.rank())
     return Bad("broadcast dimensions= does not match the operand rank");
   std::vector<int64_t> in_strides = RowMajorStrides(in.dims());
@@ -82,7 +87,8 @@ absl::StatusOr<Literal> Broadcast(const Node& node, const Literal& in) {
       return Bad("broadcast dimension mismatch");
     strides[dims[i]] = in_strides[i];
   }
-  StridedCopy(out->raw(), out->dims(), in.raw(), 0, strides, in.element_bytes());
+  StridedCopy(out->raw(), out->dims(), in.raw(), 0, strides,
+              in.element_bytes());
   return out;
 }
 
@@ -90,8 +96,7 @@ absl::StatusOr<Literal> Reshape(const Literal& in, const LiteralShape& shape) {
   auto out = Literal::Create(shape);
   if (!out.ok()) return out;
   if (out->count() != in.count())
-    return Bad(Cat("reshape of ", in.count(), " elements to ",
-                            out->count()));
+    return Bad(Cat("reshape of ", in.count(), " elements to ", out->count()));
   std::memcpy(out->raw(), in.raw(), in.byte_size());
   return out;
 }
@@ -110,8 +115,8 @@ absl::StatusOr<Literal> Bitcast(const Node& node, const Literal& in) {
   const std::vector<int64_t>& out_m2m = node.minor_to_major;
   auto phys = ToPhysical(in, in_m2m);
   if (!phys.ok()) return phys;
-  if (out_m2m.empty() ||
-      static_cast<int>(out_m2m.size()) != static_cast<int>(node.shape.dims.size()))
+  if (out_m2m.empty() || static_cast<int>(out_m2m.size()) !=
+                             static_cast<int>(node.shape.dims.size()))
     return Reshape(*phys, node.shape);
   // Output physical dims, then back to logical order.
   std::vector<int64_t> perm(out_m2m.rbegin(), out_m2m.rend());
@@ -139,7 +144,8 @@ absl::StatusOr<Literal> SliceOp(const Node& node, const Literal& in) {
     if (s.starts[d] < 0 || s.limits[d] > in.dims()[d] || stride <= 0)
       return Bad("slice out of bounds");
     int64_t n = s.limits[d] > s.starts[d]
-                    ? (s.limits[d] - s.starts[d] + stride - 1) / stride : 0;
+                    ? (s.limits[d] - s.starts[d] + stride - 1) / stride
+                    : 0;
     if (n != out->dims()[d]) return Bad("slice size differs from the result");
     offset += s.starts[d] * in_strides[d];
     strides[d] = stride * in_strides[d];
@@ -155,16 +161,18 @@ std::vector<int64_t> ClampedStarts(Operands in, size_t first,
                                    const std::vector<int64_t>& dims,
                                    const std::vector<int64_t>& sizes) {
   std::vector<int64_t> starts(dims.size(), 0);
-  const bool vector_form = in.size() == first + 1 && in[first]->rank() == 1 &&
-                           dims.size() != 1;
+  const bool vector_form =
+      in.size() == first + 1 && in[first]->rank() == 1 && dims.size() != 1;
   for (size_t d = 0; d < dims.size(); ++d) {
     int64_t v = 0;
     if (vector_form) {
-      if (static_cast<int64_t>(d) < in[first]->count()) v = in[first]->GetInt(d);
+      if (static_cast<int64_t>(d) < in[first]->count())
+        v = in[first]->GetInt(d);
     } else if (first + d < in.size()) {
       v = in[first + d]->GetInt(0);
     }
-    starts[d] = std::clamp<int64_t>(v, 0, std::max<int64_t>(0, dims[d] - sizes[d]));
+    starts[d] =
+        std::clamp<int64_t>(v, 0, std::max<int64_t>(0, dims[d] - sizes[d]));
   }
   return starts;
 }
@@ -188,9 +196,11 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Node& node, Operands in) {
   const Literal& update = *in[1];
   auto out = op.Clone();
   if (!out.ok()) return out;
-  if (update.rank() != op.rank()) return Bad("dynamic-update-slice rank mismatch");
+  if (update.rank() != op.rank())
+    return Bad("dynamic-update-slice rank mismatch");
   for (int d = 0; d < op.rank(); ++d)
-    if (update.dims()[d] > op.dims()[d]) return Bad("update larger than operand");
+    if (update.dims()[d] > op.dims()[d])
+      return Bad("update larger than operand");
   std::vector<int64_t> starts = ClampedStarts(in, 2, op.dims(), update.dims());
   if (update.count() == 0) return out;
   std::vector<int64_t> strides = RowMajorStrides(op.dims());
@@ -207,7 +217,8 @@ absl::StatusOr<Literal> DynamicUpdateSlice(const Node& node, Operands in) {
   const uint8_t* src = update.raw();
   while (true) {
     int64_t off = starts[rank - 1];
-    for (int d = 0; d < rank - 1; ++d) off += (starts[d] + index[d]) * strides[d];
+    for (int d = 0; d < rank - 1; ++d)
+      off += (starts[d] + index[d]) * strides[d];
     std::memcpy(out->raw() + off * eb, src, inner * eb);
     src += inner * eb;
     if (rank == 1 || !NextIndex(index, outer)) break;
@@ -222,14 +233,16 @@ absl::StatusOr<Literal> Concatenate(const Node& node, Operands in) {
   if (!node.attrs.dimensions || node.attrs.dimensions->size() != 1)
     return Bad("concatenate needs dimensions={d}");
   const int64_t dim = (*node.attrs.dimensions)[0];
-  if (dim < 0 || dim >= out->rank()) return Bad("concatenate dimension out of range");
+  if (dim < 0 || dim >= out->rank())
+    return Bad("concatenate dimension out of range");
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < dim; ++d) outer *= out->dims()[d];
   for (int d = dim + 1; d < out->rank(); ++d) inner *= out->dims()[d];
   const int eb = out->element_bytes();
   const int64_t out_row = out->dims()[dim] * inner * eb;
   int64_t col = 0, total = 0;
-  for (const Value& v : in) total += v->rank() == out->rank() ? v->dims()[dim] : -1;
+  for (const Value& v : in)
+    total += v->rank() == out->rank() ? v->dims()[dim] : -1;
   if (total != out->dims()[dim]) return Bad("concatenate sizes do not add up");
   for (const Value& v : in) {
     const int64_t row = v->dims()[dim] * inner * eb;
@@ -407,12 +420,24 @@ absl::StatusOr<Literal> Transpose(const Literal& in,
 
 bool IsShapeOp(Opcode op) {
   switch (op) {
-    case O::kBroadcast: case O::kReshape: case O::kDynamicReshape:
-    case O::kTranspose: case O::kBitcast: case O::kCopy: case O::kSlice:
-    case O::kDynamicSlice: case O::kDynamicUpdateSlice: case O::kConcatenate:
-    case O::kPad: case O::kReverse: case O::kIota: case O::kConvert:
-    case O::kBitcastConvert: case O::kReducePrecision:
-    case O::kGetDimensionSize: case O::kSetDimensionSize:
+    case O::kBroadcast:
+    case O::kReshape:
+    case O::kDynamicReshape:
+    case O::kTranspose:
+    case O::kBitcast:
+    case O::kCopy:
+    case O::kSlice:
+    case O::kDynamicSlice:
+    case O::kDynamicUpdateSlice:
+    case O::kConcatenate:
+    case O::kPad:
+    case O::kReverse:
+    case O::kIota:
+    case O::kConvert:
+    case O::kBitcastConvert:
+    case O::kReducePrecision:
+    case O::kGetDimensionSize:
+    case O::kSetDimensionSize:
       return true;
     default:
       return false;
@@ -432,39 +457,53 @@ absl::StatusOr<Literal> EvalShapeOp(const ParsedFile& file, const Node& node,
   absl::Status st = need(node.op == O::kIota ? 0 : 1);
   if (!st.ok()) return st;
   switch (node.op) {
-    case O::kBroadcast: return Broadcast(node, *in[0]);
+    case O::kBroadcast:
+      return Broadcast(node, *in[0]);
     case O::kReshape:
-    case O::kDynamicReshape: return Reshape(*in[0], node.shape);
+    case O::kDynamicReshape:
+      return Reshape(*in[0], node.shape);
     case O::kTranspose:
-      return Transpose(*in[0], node.attrs.dimensions.value_or(std::vector<int64_t>{}));
+      return Transpose(*in[0],
+                       node.attrs.dimensions.value_or(std::vector<int64_t>{}));
     case O::kBitcast:
       if (in[0]->type() != node.shape.type) {
         return BitcastConvertLiteral(*in[0], node.shape);
       }
       return Bitcast(node, *in[0]);
-    case O::kCopy: return in[0]->Clone();
-    case O::kSlice: return SliceOp(node, *in[0]);
-    case O::kDynamicSlice: return DynamicSlice(node, in);
+    case O::kCopy:
+      return in[0]->Clone();
+    case O::kSlice:
+      return SliceOp(node, *in[0]);
+    case O::kDynamicSlice:
+      return DynamicSlice(node, in);
     case O::kDynamicUpdateSlice:
       if (!(st = need(2)).ok()) return st;
       return DynamicUpdateSlice(node, in);
-    case O::kConcatenate: return Concatenate(node, in);
+    case O::kConcatenate:
+      return Concatenate(node, in);
     case O::kPad:
       if (!(st = need(2)).ok()) return st;
       return Pad(node, *in[0], *in[1]);
-    case O::kReverse: return Reverse(node, *in[0]);
-    case O::kIota: return Iota(node);
-    case O::kConvert: return ConvertLiteral(*in[0], node.shape.type);
-    case O::kBitcastConvert: return BitcastConvertLiteral(*in[0], node.shape);
-    case O::kReducePrecision: return ReducePrecision(node, *in[0]);
+    case O::kReverse:
+      return Reverse(node, *in[0]);
+    case O::kIota:
+      return Iota(node);
+    case O::kConvert:
+      return ConvertLiteral(*in[0], node.shape.type);
+    case O::kBitcastConvert:
+      return BitcastConvertLiteral(*in[0], node.shape);
+    case O::kReducePrecision:
+      return ReducePrecision(node, *in[0]);
     case O::kGetDimensionSize: {
       int64_t d = node.attrs.dimensions && !node.attrs.dimensions->empty()
-                      ? (*node.attrs.dimensions)[0] : 0;
+                      ? (*node.attrs.dimensions)[0]
+                      : 0;
       if (d < 0 || d >= in[0]->rank()) return Bad("dimension out of range");
       Literal out = Literal::ScalarFromInt(node.shape.type, in[0]->dims()[d]);
       return out;
     }
-    case O::kSetDimensionSize: return in[0]->Clone();
+    case O::kSetDimensionSize:
+      return in[0]->Clone();
     default:
       return absl::UnimplementedError(
           Cat("not a shape op: ", OpcodeName(node.op)));

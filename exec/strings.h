@@ -20,7 +20,7 @@ inline void AppendPiece(std::string& s, absl::string_view v) {
   s.append(v.data(), v.size());
 }
 template <typename N>
-  requires std::is_arithmetic_v<N>
+requires std::is_arithmetic_v<N>
 void AppendPiece(std::string& s, N v) {
   if constexpr (std::is_same_v<N, bool>) {
     s.append(v ? "true" : "false");

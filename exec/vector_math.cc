@@ -38,8 +38,8 @@ HLO_LSP_INLINE float Pow2(uint32_t n) { return FromBits((n + 127u) << 23); }
 
 constexpr float kRoundMagic = 12582912.0f;  // 1.5 * 2^23
 constexpr float kLog2e = 1.44269504088896341f;
-constexpr float kLn2Hi = 0.693359375f;      // 9 bits: n * kLn2Hi is exact
-constexpr float kLn2Lo = -2.12194440e-4f;   // ln 2 - kLn2Hi
+constexpr float kLn2Hi = 0.693359375f;     // 9 bits: n * kLn2Hi is exact
+constexpr float kLn2Lo = -2.12194440e-4f;  // ln 2 - kLn2Hi
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
@@ -115,7 +115,8 @@ HLO_LSP_INLINE float Log(float x) {
   const bool sub = x < 1.17549435e-38f;
   const float xs = sub ? x * 8388608.0f : x;
   const uint32_t u = ToBits(xs);
-  const int32_t e0 = static_cast<int32_t>((u >> 23) & 0xffu) - 126 - (sub ? 23 : 0);
+  const int32_t e0 =
+      static_cast<int32_t>((u >> 23) & 0xffu) - 126 - (sub ? 23 : 0);
   const float m = FromBits((u & 0x007fffffu) | 0x3f000000u);  // [0.5, 1)
   const bool low = m < 0.707106781186547524f;
   const float e = static_cast<float>(low ? e0 - 1 : e0);
@@ -223,9 +224,8 @@ __attribute__((target("avx2,fma"))) void ApplyAvx2(VecFn f,
 #define HLO_LSP_AVX512_TARGET \
   target("avx512f,avx512dq,avx512vl,fma,prefer-vector-width=512")
 #endif
-__attribute__((HLO_LSP_AVX512_TARGET))
-void ApplyAvx512(VecFn f, const float* __restrict x, float* __restrict y,
-                 int64_t n) {
+__attribute__((HLO_LSP_AVX512_TARGET)) void ApplyAvx512(
+    VecFn f, const float* __restrict x, float* __restrict y, int64_t n) {
   Apply<true>(f, x, y, n);
 }
 #endif

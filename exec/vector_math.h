@@ -21,7 +21,7 @@ enum class VecFn : uint8_t {
   kTanh,
   kLogistic,  // 1 / (1 + exp(-x))
   kSqrt,
-  kRsqrt,     // 1 / sqrt(x)
+  kRsqrt,  // 1 / sqrt(x)
 };
 
 // y[i] = f(x[i]) for i in [0, n), single-threaded, on the best ISA of this

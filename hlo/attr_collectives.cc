@@ -22,8 +22,7 @@ bool ParseReplicaGroups(Scanner& s, ReplicaGroups* out) {
                   "iota replica groups take [group_count,group_size]");
   }
   if (!s.TryConsume2("<=")) return s.FailHere("expected '<=' after [G,S]");
-  if (!ParseIotaTail(s, product,
-                     out != nullptr ? &out->reshape_dims : nullptr,
+  if (!ParseIotaTail(s, product, out != nullptr ? &out->reshape_dims : nullptr,
                      out != nullptr ? &out->transpose_perm : nullptr)) {
     return false;
   }
@@ -48,7 +47,8 @@ bool ParseSourceTargetPairs(Scanner& s, std::vector<SourceTargetPair>* out) {
     }
     if (!s.Int(&pair.target)) return false;
     if (s.Peek() == ',') {
-      return s.Fail(at, s.pos() + 1, "a source-target pair has exactly two ids");
+      return s.Fail(at, s.pos() + 1,
+                    "a source-target pair has exactly two ids");
     }
     if (!s.Expect('}')) return false;
     if (out != nullptr) out->push_back(pair);
@@ -62,14 +62,16 @@ bool ParseAliasing(Scanner& s, std::vector<OutputOperandAlias>* out) {
   if (s.TryConsume('}')) return true;
   do {
     OutputOperandAlias* alias = out != nullptr ? &out->emplace_back() : nullptr;
-    if (!ParseIntList(s, alias != nullptr ? &alias->output_shape_index : nullptr) ||
+    if (!ParseIntList(
+            s, alias != nullptr ? &alias->output_shape_index : nullptr) ||
         !s.Expect(':') || !s.Expect('(')) {
       return false;
     }
     int64_t operand = 0;
     if (!s.NonNegativeInt(&operand)) return false;
     if (!s.Expect(',') ||
-        !ParseIntList(s, alias != nullptr ? &alias->operand_shape_index : nullptr) ||
+        !ParseIntList(
+            s, alias != nullptr ? &alias->operand_shape_index : nullptr) ||
         !s.Expect(')')) {
       return false;
     }

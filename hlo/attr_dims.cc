@@ -56,14 +56,15 @@ bool ParseWindow(Scanner& s, Window* out) {
           "rhs_reversal=");
     }
     if (seen & (1u << field)) {
-      return s.Fail(at, at + key.size(), attr_internal::Cat("duplicate ", key, "="));
+      return s.Fail(at, at + key.size(),
+                    attr_internal::Cat("duplicate ", key, "="));
     }
     size_t value_at = (s.SkipSpace(), s.pos());
     size_t count = 0;
-    bool ok = field == kPad
-                  ? ParsePadList(s, 2, out != nullptr ? &pads : nullptr, &count)
-                  : ParseDxD(s, out != nullptr ? &values[field] : nullptr,
-                             &count);
+    bool ok =
+        field == kPad
+            ? ParsePadList(s, 2, out != nullptr ? &pads : nullptr, &count)
+            : ParseDxD(s, out != nullptr ? &values[field] : nullptr, &count);
     if (!ok) return false;
     if (field == kRhsReversal && !CheckReversal(s, value_at, s.pos())) {
       return false;
@@ -72,9 +73,10 @@ bool ParseWindow(Scanner& s, Window* out) {
       rank = count;
       rank_field = static_cast<WindowField>(field);
     } else if (count != rank) {
-      return s.Fail(value_at, s.pos(),
-                    attr_internal::Cat(key, "= has ", count, " dimensions but ",
-                                 kWindowFields[rank_field], "= has ", rank));
+      return s.Fail(
+          value_at, s.pos(),
+          attr_internal::Cat(key, "= has ", count, " dimensions but ",
+                             kWindowFields[rank_field], "= has ", rank));
     }
     seen |= 1u << field;
   }
@@ -116,8 +118,9 @@ struct LabelPart {
 bool CheckLabels(Scanner& s, size_t begin, std::string_view part,
                  const char* letters, const char* what, LabelPart* result) {
   if (part.size() < 2) {
-    return s.Fail(begin, begin + part.size(),
-                  attr_internal::Cat(what, " labels need at least 2 dimensions"));
+    return s.Fail(
+        begin, begin + part.size(),
+        attr_internal::Cat(what, " labels need at least 2 dimensions"));
   }
   uint32_t digits = 0;
   for (size_t p = 0; p < part.size(); ++p) {
@@ -127,36 +130,38 @@ bool CheckLabels(Scanner& s, size_t begin, std::string_view part,
       int64_t& slot = c == letters[0] ? result->first : result->second;
       if (slot >= 0) {
         return s.Fail(at, at + 1,
-                      attr_internal::Cat("'", std::string(1, c), "' repeated in ",
-                                   what, " labels"));
+                      attr_internal::Cat("'", std::string(1, c),
+                                         "' repeated in ", what, " labels"));
       }
       slot = static_cast<int64_t>(p);
     } else if (c >= '0' && c <= '9') {
       int d = c - '0';
       if (digits & (1u << d)) {
         return s.Fail(at, at + 1,
-                      attr_internal::Cat("spatial dimension ", d, " repeated in ",
-                                   what, " labels"));
+                      attr_internal::Cat("spatial dimension ", d,
+                                         " repeated in ", what, " labels"));
       }
       digits |= 1u << d;
       result->spatial_at[d] = static_cast<int64_t>(p);
     } else if (c != '?') {
-      return s.Fail(at, at + 1,
-                    attr_internal::Cat("unexpected '", std::string(1, c), "' in ",
-                                 what, " labels (expected ", letters,
-                                 ", digits or ?)"));
+      return s.Fail(
+          at, at + 1,
+          attr_internal::Cat("unexpected '", std::string(1, c), "' in ", what,
+                             " labels (expected ", letters, ", digits or ?)"));
     }
   }
   if (result->first < 0 || result->second < 0) {
-    return s.Fail(begin, begin + part.size(),
-                  attr_internal::Cat(what, " labels need '", std::string(1, letters[0]),
-                               "' and '", std::string(1, letters[1]), "'"));
+    return s.Fail(
+        begin, begin + part.size(),
+        attr_internal::Cat(what, " labels need '", std::string(1, letters[0]),
+                           "' and '", std::string(1, letters[1]), "'"));
   }
   result->spatial = std::popcount(digits);
   if (digits != (1u << result->spatial) - 1) {
-    return s.Fail(begin, begin + part.size(),
-                  attr_internal::Cat(what, " spatial dimensions must be numbered 0..",
-                               result->spatial - 1));
+    return s.Fail(
+        begin, begin + part.size(),
+        attr_internal::Cat(what, " spatial dimensions must be numbered 0..",
+                           result->spatial - 1));
   }
   return true;
 }
@@ -183,7 +188,8 @@ bool ParseDimLabels(Scanner& s, ConvolutionDimensionNumbers* out) {
   }
   LabelPart lhs, rhs, output;
   std::string_view lhs_text = labels.substr(0, underscore);
-  std::string_view rhs_text = labels.substr(underscore + 1, arrow - underscore - 1);
+  std::string_view rhs_text =
+      labels.substr(underscore + 1, arrow - underscore - 1);
   std::string_view out_text = labels.substr(arrow + 2);
   if (!CheckLabels(s, begin, lhs_text, "bf", "input", &lhs) ||
       !CheckLabels(s, begin + underscore + 1, rhs_text, "io", "kernel", &rhs) ||
@@ -230,7 +236,8 @@ bool ParseSliceSpec(Scanner& s, SliceSpec* out) {
     if (s.TryConsume(':')) {
       size_t at = (s.SkipSpace(), s.pos());
       if (!s.Int(&stride)) return false;
-      if (stride <= 0) return s.Fail(at, s.pos(), "slice stride must be positive");
+      if (stride <= 0)
+        return s.Fail(at, s.pos(), "slice stride must be positive");
     }
     if (!s.Expect(']')) return false;
     if (out != nullptr) {

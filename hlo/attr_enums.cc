@@ -28,8 +28,8 @@ bool SameWord(std::string_view a, std::string_view b, bool ignore_case) {
 }
 
 template <typename E, size_t N>
-bool Lookup(std::string_view word, const Named<E> (&table)[N],
-            bool ignore_case, E* out) {
+bool Lookup(std::string_view word, const Named<E> (&table)[N], bool ignore_case,
+            E* out) {
   for (const Named<E>& entry : table) {
     if (SameWord(word, entry.name, ignore_case)) {
       if (out != nullptr) *out = entry.value;
@@ -52,8 +52,8 @@ bool ParseNamed(Scanner& s, const Named<E> (&table)[N], bool ignore_case,
     expected += attr_internal::Cat(expected.empty() ? "" : ", ", entry.name);
   }
   return s.Fail(at, at + word.size(),
-                attr_internal::Cat("unknown ", what, " '", word, "' (expected one of ",
-                             expected, ")"));
+                attr_internal::Cat("unknown ", what, " '", word,
+                                   "' (expected one of ", expected, ")"));
 }
 
 constexpr Named<ComparisonDirection> kDirections[] = {
@@ -181,7 +181,7 @@ bool ParseAnyAlgorithm(Scanner& s) {
   if (word.empty()) return s.FailHere("expected an algorithm name");
   return s.Fail(at, at + word.size(),
                 attr_internal::Cat("unknown algorithm '", word,
-                             "' (expected dot_... or rng_...)"));
+                                   "' (expected dot_... or rng_...)"));
 }
 bool ParseFftType(Scanner& s, FftType* out) {
   return ParseNamed(s, kFftTypes, false, "fft_type", out);

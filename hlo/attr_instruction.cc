@@ -36,10 +36,10 @@ absl::Status Field(RawAttributes attributes, std::string_view key,
   return absl::OkStatus();
 }
 
-#define HLO_RETURN_IF_ERROR(expr)        \
-  do {                                   \
-    absl::Status status_ = (expr);       \
-    if (!status_.ok()) return status_;   \
+#define HLO_RETURN_IF_ERROR(expr)      \
+  do {                                 \
+    absl::Status status_ = (expr);     \
+    if (!status_.ok()) return status_; \
   } while (false)
 
 }  // namespace
@@ -79,8 +79,8 @@ absl::StatusOr<GatherDimensionNumbers> DecodeGatherDimensionNumbers(
                             DecodeIntList, &g.operand_batching_dims));
   HLO_RETURN_IF_ERROR(Field(attributes, "start_indices_batching_dims", false,
                             DecodeIntList, &g.start_indices_batching_dims));
-  HLO_RETURN_IF_ERROR(Field(attributes, "indices_are_sorted", false,
-                            DecodeBool, &g.indices_are_sorted));
+  HLO_RETURN_IF_ERROR(Field(attributes, "indices_are_sorted", false, DecodeBool,
+                            &g.indices_are_sorted));
   return g;
 }
 
@@ -99,14 +99,15 @@ absl::StatusOr<ScatterDimensionNumbers> DecodeScatterDimensionNumbers(
                             DecodeIntList, &s.input_batching_dims));
   HLO_RETURN_IF_ERROR(Field(attributes, "scatter_indices_batching_dims", false,
                             DecodeIntList, &s.scatter_indices_batching_dims));
-  HLO_RETURN_IF_ERROR(Field(attributes, "indices_are_sorted", false,
-                            DecodeBool, &s.indices_are_sorted));
+  HLO_RETURN_IF_ERROR(Field(attributes, "indices_are_sorted", false, DecodeBool,
+                            &s.indices_are_sorted));
   HLO_RETURN_IF_ERROR(Field(attributes, "unique_indices", false, DecodeBool,
                             &s.unique_indices));
   return s;
 }
 
-absl::StatusOr<PrecisionConfig> DecodePrecisionConfig(RawAttributes attributes) {
+absl::StatusOr<PrecisionConfig> DecodePrecisionConfig(
+    RawAttributes attributes) {
   PrecisionConfig p;
   HLO_RETURN_IF_ERROR(Field(attributes, "operand_precision", false,
                             DecodeOperandPrecision, &p.operand_precision));
@@ -137,7 +138,8 @@ absl::StatusOr<TriangularSolveOptions> DecodeTriangularSolveOptions(
   return t;
 }
 
-absl::StatusOr<CholeskyOptions> DecodeCholeskyOptions(RawAttributes attributes) {
+absl::StatusOr<CholeskyOptions> DecodeCholeskyOptions(
+    RawAttributes attributes) {
   CholeskyOptions c;
   HLO_RETURN_IF_ERROR(Field(attributes, "lower", false, DecodeBool, &c.lower));
   return c;
@@ -245,16 +247,16 @@ InstructionAttributes DecodeInstructionAttributes(
     if (n.ok()) {
       out.parameter_number = *n;
     } else {
-      out.errors.push_back({instruction.operand_list,
-                            attr_internal::Cat("parameter number: ",
-                                         n.status().message())});
+      out.errors.push_back(
+          {instruction.operand_list,
+           attr_internal::Cat("parameter number: ", n.status().message())});
     }
   }
   if (op == Opcode::kConstant && !instruction.operand_list.empty()) {
     absl::StatusOr<LiteralShape> shape =
         instruction.shape == kNone
-            ? absl::StatusOr<LiteralShape>(absl::InvalidArgumentError(
-                  "a constant needs a result shape"))
+            ? absl::StatusOr<LiteralShape>(
+                  absl::InvalidArgumentError("a constant needs a result shape"))
             : LiteralShapeFromParsed(file, instruction.shape);
     absl::StatusOr<LiteralValue> literal =
         shape.ok() ? DecodeConstantOperandList(
@@ -263,9 +265,9 @@ InstructionAttributes DecodeInstructionAttributes(
     if (literal.ok()) {
       out.literal = *std::move(literal);
     } else {
-      out.errors.push_back({instruction.operand_list,
-                            attr_internal::Cat("constant: ",
-                                         literal.status().message())});
+      out.errors.push_back(
+          {instruction.operand_list,
+           attr_internal::Cat("constant: ", literal.status().message())});
     }
   }
 

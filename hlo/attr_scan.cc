@@ -39,7 +39,8 @@ bool Scanner::TryConsume(char c) {
 bool Scanner::Expect(char c) {
   if (TryConsume(c)) return true;
   if (!ok()) return false;
-  return FailHere(attr_internal::Cat("expected '", std::string_view(&c, 1), "'"));
+  return FailHere(
+      attr_internal::Cat("expected '", std::string_view(&c, 1), "'"));
 }
 
 bool Scanner::TryConsume2(const char* tok) {
@@ -169,8 +170,17 @@ size_t FindBadEscape(std::string_view body) {
     if (i >= body.size()) return at;
     char c = body[i];
     switch (c) {
-      case 'n': case 't': case 'r': case '\\': case '\'': case '"':
-      case '?': case 'a': case 'b': case 'f': case 'v':
+      case 'n':
+      case 't':
+      case 'r':
+      case '\\':
+      case '\'':
+      case '"':
+      case '?':
+      case 'a':
+      case 'b':
+      case 'f':
+      case 'v':
         break;
       case 'x': {
         if (i + 1 >= body.size() || !IsHex(body[i + 1])) return at;
@@ -182,7 +192,8 @@ size_t FindBadEscape(std::string_view body) {
         }
         break;
       }
-      case 'u': case 'U': {
+      case 'u':
+      case 'U': {
         size_t digits = c == 'u' ? 4 : 8;
         for (size_t k = 0; k < digits; ++k) {
           if (i + 1 >= body.size() || !IsHex(body[i + 1])) return at;
@@ -271,7 +282,8 @@ bool Scanner::ComputationName(std::string_view* name) {
   if (RawAt(0) == '%') {
     ++pos_;
     while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
-    if (pos_ == begin + 1) return Fail(begin, pos_, "expected a name after '%'");
+    if (pos_ == begin + 1)
+      return Fail(begin, pos_, "expected a name after '%'");
     if (name != nullptr) *name = text_.substr(begin + 1, pos_ - begin - 1);
     return true;
   }
@@ -286,9 +298,9 @@ bool Scanner::Fail(size_t begin, size_t end, std::string message) {
     if (begin > text_.size()) begin = text_.size();
     if (end < begin) end = begin;
     if (end > text_.size()) end = text_.size();
-    error_ = AttributeError{static_cast<uint32_t>(begin),
-                            static_cast<uint32_t>(end - begin),
-                            std::move(message)};
+    error_ =
+        AttributeError{static_cast<uint32_t>(begin),
+                       static_cast<uint32_t>(end - begin), std::move(message)};
   }
   return false;
 }

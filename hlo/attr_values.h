@@ -35,8 +35,8 @@ struct WindowDimension {
   int64_t stride = 1;
   int64_t padding_low = 0;
   int64_t padding_high = 0;
-  int64_t window_dilation = 1;  // rhs_dilate
-  int64_t base_dilation = 1;    // lhs_dilate
+  int64_t window_dilation = 1;   // rhs_dilate
+  int64_t base_dilation = 1;     // lhs_dilate
   bool window_reversal = false;  // rhs_reversal
 };
 struct Window {
@@ -138,7 +138,11 @@ enum class DotAlgorithm : uint8_t {
   kBF16BF16F32X9 = 13,
 };
 enum class RandomDistribution : uint8_t { kUniform = 1, kNormal = 2 };
-enum class RandomAlgorithm : uint8_t { kDefault = 0, kThreeFry = 1, kPhilox = 2 };
+enum class RandomAlgorithm : uint8_t {
+  kDefault = 0,
+  kThreeFry = 1,
+  kPhilox = 2
+};
 enum class FftType : uint8_t { kFft = 0, kIfft = 1, kRfft = 2, kIrfft = 3 };
 enum class TriangularTranspose : uint8_t {
   kNoTranspose = 1,
@@ -173,10 +177,10 @@ struct FftOptions {
 struct ReplicaGroups {
   bool is_iota = false;
   std::vector<std::vector<int64_t>> groups;  // explicit form only
-  int64_t num_groups = 0;       // iota form
-  int64_t group_size = 0;       // iota form
-  std::vector<int64_t> reshape_dims;   // iota form
-  std::vector<int64_t> transpose_perm;  // iota form; empty = identity
+  int64_t num_groups = 0;                    // iota form
+  int64_t group_size = 0;                    // iota form
+  std::vector<int64_t> reshape_dims;         // iota form
+  std::vector<int64_t> transpose_perm;       // iota form; empty = identity
 };
 
 struct SourceTargetPair {
@@ -223,7 +227,7 @@ struct FrontendAttributes {
 
 // backend_config: a C-escaped string, or a raw {...} dict kept verbatim.
 struct BackendConfig {
-  std::string text;        // unescaped string, or the braces and contents
+  std::string text;  // unescaped string, or the braces and contents
   bool was_string = false;
 };
 

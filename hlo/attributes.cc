@@ -56,8 +56,8 @@ bool ParseFloatValue(Scanner& s, double* out) {
   } else if (body == "nan") {
     value = std::numeric_limits<double>::quiet_NaN();
   } else {
-    auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(),
-                                     value);
+    auto [ptr, ec] =
+        std::from_chars(token.data(), token.data() + token.size(), value);
     if (token.empty() || ec != std::errc() ||
         ptr != token.data() + token.size()) {
       return s.Fail(begin, std::max(end, begin + 1), "expected a number");
@@ -102,13 +102,40 @@ namespace {
 using attr_internal::Scanner;
 
 enum class Kind : uint8_t {
-  kIntList, kIntListOrListList, kInt, kNonNegativeInt, kBool, kFloat,
-  kString, kStringOrDict, kWindow, kDimLabels, kSlice, kPadding,
-  kReplicaGroups, kSourceTargetPairs, kAliasing, kSharding, kMetadata,
-  kFrontendAttributes, kBoolList, kComputation, kNameList, kDirection,
-  kComparisonType, kFusionKind, kDistribution, kAlgorithm, kFftType,
-  kTranspose, kApiVersion, kOperandPrecision, kPaddingType, kSchedule,
-  kStatistics, kShapedLiteral,
+  kIntList,
+  kIntListOrListList,
+  kInt,
+  kNonNegativeInt,
+  kBool,
+  kFloat,
+  kString,
+  kStringOrDict,
+  kWindow,
+  kDimLabels,
+  kSlice,
+  kPadding,
+  kReplicaGroups,
+  kSourceTargetPairs,
+  kAliasing,
+  kSharding,
+  kMetadata,
+  kFrontendAttributes,
+  kBoolList,
+  kComputation,
+  kNameList,
+  kDirection,
+  kComparisonType,
+  kFusionKind,
+  kDistribution,
+  kAlgorithm,
+  kFftType,
+  kTranspose,
+  kApiVersion,
+  kOperandPrecision,
+  kPaddingType,
+  kSchedule,
+  kStatistics,
+  kShapedLiteral,
 };
 
 struct KeyKind {
@@ -214,8 +241,9 @@ std::optional<Kind> KindOf(std::string_view key) {
     KeyKind entries[std::size(kKnownKeys)];
     Table() {
       std::copy(std::begin(kKnownKeys), std::end(kKnownKeys), entries);
-      std::sort(std::begin(entries), std::end(entries),
-                [](const KeyKind& a, const KeyKind& b) { return a.key < b.key; });
+      std::sort(
+          std::begin(entries), std::end(entries),
+          [](const KeyKind& a, const KeyKind& b) { return a.key < b.key; });
     }
   };
   static const Table table;
@@ -229,39 +257,72 @@ std::optional<Kind> KindOf(std::string_view key) {
 bool Check(Scanner& s, Kind kind) {
   using namespace attr_internal;  // NOLINT: the grammar functions
   switch (kind) {
-    case Kind::kIntList: return ParseIntList(s, nullptr);
-    case Kind::kIntListOrListList: return ParseIntListOrListList(s);
-    case Kind::kInt: return s.Int(nullptr);
-    case Kind::kNonNegativeInt: return s.NonNegativeInt(nullptr);
-    case Kind::kBool: return s.Bool(nullptr);
-    case Kind::kFloat: return ParseFloatValue(s, nullptr);
-    case Kind::kString: return s.String(nullptr, nullptr);
-    case Kind::kStringOrDict: return ParseStringOrDict(s, nullptr, nullptr);
-    case Kind::kWindow: return ParseWindow(s, nullptr);
-    case Kind::kDimLabels: return ParseDimLabels(s, nullptr);
-    case Kind::kSlice: return ParseSliceSpec(s, nullptr);
-    case Kind::kPadding: return ParsePadding(s, nullptr);
-    case Kind::kReplicaGroups: return ParseReplicaGroups(s, nullptr);
-    case Kind::kSourceTargetPairs: return ParseSourceTargetPairs(s, nullptr);
-    case Kind::kAliasing: return ParseAliasing(s, nullptr);
-    case Kind::kSharding: return ParseSharding(s, nullptr);
-    case Kind::kMetadata: return ParseMetadata(s, nullptr);
-    case Kind::kFrontendAttributes: return ParseFrontendAttributes(s, nullptr);
-    case Kind::kBoolList: return ParseBoolList(s, nullptr);
-    case Kind::kComputation: return ParseComputation(s);
-    case Kind::kNameList: return ParseNameList(s);
-    case Kind::kDirection: return ParseDirection(s, nullptr);
-    case Kind::kComparisonType: return ParseComparisonType(s, nullptr);
-    case Kind::kFusionKind: return ParseFusionKind(s, nullptr);
-    case Kind::kDistribution: return ParseRandomDistribution(s, nullptr);
-    case Kind::kAlgorithm: return ParseAnyAlgorithm(s);
-    case Kind::kFftType: return ParseFftType(s, nullptr);
-    case Kind::kTranspose: return ParseTriangularTranspose(s, nullptr);
-    case Kind::kApiVersion: return ParseApiVersion(s, nullptr);
-    case Kind::kOperandPrecision: return ParseOperandPrecision(s, nullptr);
-    case Kind::kPaddingType: return ParsePaddingType(s);
-    case Kind::kSchedule: return ParseSchedule(s);
-    case Kind::kStatistics: return ParseStatistics(s);
+    case Kind::kIntList:
+      return ParseIntList(s, nullptr);
+    case Kind::kIntListOrListList:
+      return ParseIntListOrListList(s);
+    case Kind::kInt:
+      return s.Int(nullptr);
+    case Kind::kNonNegativeInt:
+      return s.NonNegativeInt(nullptr);
+    case Kind::kBool:
+      return s.Bool(nullptr);
+    case Kind::kFloat:
+      return ParseFloatValue(s, nullptr);
+    case Kind::kString:
+      return s.String(nullptr, nullptr);
+    case Kind::kStringOrDict:
+      return ParseStringOrDict(s, nullptr, nullptr);
+    case Kind::kWindow:
+      return ParseWindow(s, nullptr);
+    case Kind::kDimLabels:
+      return ParseDimLabels(s, nullptr);
+    case Kind::kSlice:
+      return ParseSliceSpec(s, nullptr);
+    case Kind::kPadding:
+      return ParsePadding(s, nullptr);
+    case Kind::kReplicaGroups:
+      return ParseReplicaGroups(s, nullptr);
+    case Kind::kSourceTargetPairs:
+      return ParseSourceTargetPairs(s, nullptr);
+    case Kind::kAliasing:
+      return ParseAliasing(s, nullptr);
+    case Kind::kSharding:
+      return ParseSharding(s, nullptr);
+    case Kind::kMetadata:
+      return ParseMetadata(s, nullptr);
+    case Kind::kFrontendAttributes:
+      return ParseFrontendAttributes(s, nullptr);
+    case Kind::kBoolList:
+      return ParseBoolList(s, nullptr);
+    case Kind::kComputation:
+      return ParseComputation(s);
+    case Kind::kNameList:
+      return ParseNameList(s);
+    case Kind::kDirection:
+      return ParseDirection(s, nullptr);
+    case Kind::kComparisonType:
+      return ParseComparisonType(s, nullptr);
+    case Kind::kFusionKind:
+      return ParseFusionKind(s, nullptr);
+    case Kind::kDistribution:
+      return ParseRandomDistribution(s, nullptr);
+    case Kind::kAlgorithm:
+      return ParseAnyAlgorithm(s);
+    case Kind::kFftType:
+      return ParseFftType(s, nullptr);
+    case Kind::kTranspose:
+      return ParseTriangularTranspose(s, nullptr);
+    case Kind::kApiVersion:
+      return ParseApiVersion(s, nullptr);
+    case Kind::kOperandPrecision:
+      return ParseOperandPrecision(s, nullptr);
+    case Kind::kPaddingType:
+      return ParsePaddingType(s);
+    case Kind::kSchedule:
+      return ParseSchedule(s);
+    case Kind::kStatistics:
+      return ParseStatistics(s);
     case Kind::kShapedLiteral: {
       absl::StatusOr<LiteralValue> literal = DecodeShapedLiteral(s.text());
       if (literal.ok()) {
@@ -299,7 +360,8 @@ std::optional<AttributeError> ValidateAttributeValue(std::string_view key,
 // ------------------------------------------------------------ decoders --
 
 absl::StatusOr<int64_t> DecodeInt(std::string_view value) {
-  return Decode<int64_t>(value, [](Scanner& s, int64_t* out) { return s.Int(out); });
+  return Decode<int64_t>(value,
+                         [](Scanner& s, int64_t* out) { return s.Int(out); });
 }
 absl::StatusOr<double> DecodeFloat(std::string_view value) {
   return Decode<double>(value, attr_internal::ParseFloatValue);
@@ -355,9 +417,8 @@ absl::StatusOr<CustomCallApiVersion> DecodeCustomCallApiVersion(
   return Decode<CustomCallApiVersion>(value, attr_internal::ParseApiVersion);
 }
 absl::StatusOr<int64_t> DecodeIotaDimension(std::string_view value) {
-  return Decode<int64_t>(value, [](Scanner& s, int64_t* out) {
-    return s.NonNegativeInt(out);
-  });
+  return Decode<int64_t>(
+      value, [](Scanner& s, int64_t* out) { return s.NonNegativeInt(out); });
 }
 absl::StatusOr<std::vector<Precision>> DecodeOperandPrecision(
     std::string_view value) {
@@ -418,8 +479,8 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ExpandReplicaGroups(
   if (!devices.ok()) return devices.status();
   if (groups.num_groups < 0 || groups.group_size < 0 ||
       (groups.group_size != 0 &&
-       groups.num_groups > static_cast<int64_t>(devices->size()) /
-                               groups.group_size) ||
+       groups.num_groups >
+           static_cast<int64_t>(devices->size()) / groups.group_size) ||
       groups.num_groups * groups.group_size !=
           static_cast<int64_t>(devices->size())) {
     return absl::InvalidArgumentError(

@@ -109,10 +109,10 @@ struct AttributeDecodeError {
 // the attribute is present and decodes; `errors` lists the ones that did
 // not; `others` keeps every attribute without a typed field, as written.
 struct InstructionAttributes {
-  std::optional<int64_t> parameter_number;   // parameter(N)
-  std::optional<LiteralValue> literal;       // constant(...)
+  std::optional<int64_t> parameter_number;  // parameter(N)
+  std::optional<LiteralValue> literal;      // constant(...)
   std::optional<std::vector<int64_t>> dimensions;
-  std::optional<int64_t> tuple_index;        // index=
+  std::optional<int64_t> tuple_index;  // index=
   std::optional<int64_t> iota_dimension;
   std::optional<ComparisonDirection> comparison_direction;
   std::optional<ComparisonType> comparison_type;
@@ -161,8 +161,8 @@ struct InstructionAttributes {
   std::vector<AttributeDecodeError> errors;
 };
 
-InstructionAttributes DecodeInstructionAttributes(const ParsedFile& file,
-                                                  const Instruction& instruction);
+InstructionAttributes DecodeInstructionAttributes(
+    const ParsedFile& file, const Instruction& instruction);
 
 }  // namespace hlo
 

@@ -63,8 +63,8 @@ void Lexer::Seek(Offset pos) {
 void Lexer::SkipToNextLine() {
   const void* nl = std::memchr(text_.data() + pos_, '\n', text_.size() - pos_);
   pos_ = nl == nullptr ? static_cast<Offset>(text_.size())
-                       : static_cast<Offset>(
-                             static_cast<const char*>(nl) - text_.data() + 1);
+                       : static_cast<Offset>(static_cast<const char*>(nl) -
+                                             text_.data() + 1);
   at_line_start_ = true;
 }
 
@@ -122,16 +122,15 @@ Offset Lexer::SkipTrivia() {
           ++rest;
         }
         bool alone = rest >= text_.size() || text_[rest] == '\n';
-        if (alone && (line_start == 0 || text_[line_start - 1] == '\n' ||
-                      log_mode_)) {
+        if (alone &&
+            (line_start == 0 || text_[line_start - 1] == '\n' || log_mode_)) {
           SkipToNextLine();
           pending_separator_ = true;
           return pos_;
         }
       }
       SkipToNextLine();
-    } else if (c == '/' && pos_ + 1 < text_.size() &&
-               text_[pos_ + 1] == '*') {
+    } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '*') {
       const char* end = static_cast<const char*>(
           memmem(text_.data() + pos_ + 2, text_.size() - pos_ - 2, "*/", 2));
       if (end == nullptr) return pos_;  // unterminated: Next() reports it
@@ -251,8 +250,11 @@ Token Lexer::Lex() {
   // Unknown byte (NUL, stray punctuation, invalid UTF-8 lead byte...): one
   // error token covering the whole UTF-8 sequence.
   unsigned char u = static_cast<unsigned char>(c);
-  Offset len = u < 0x80 ? 1 : (u >> 5) == 0x6 ? 2 : (u >> 4) == 0xE ? 3
-                         : (u >> 3) == 0x1E ? 4 : 1;
+  Offset len = u < 0x80           ? 1
+               : (u >> 5) == 0x6  ? 2
+               : (u >> 4) == 0xE  ? 3
+               : (u >> 3) == 0x1E ? 4
+                                  : 1;
   pos_ = begin + len > text_.size() ? static_cast<Offset>(text_.size())
                                     : begin + len;
   return Make(TokenKind::kError, begin);

@@ -14,13 +14,13 @@ namespace hlo {
 
 enum class TokenKind : uint8_t {
   kEof,
-  kError,      // a byte that starts no token (NUL, stray '<', lone '/', ...)
-  kName,       // %name; the span includes '%'
-  kIdent,      // bare identifier: name, keyword, opcode or type
-  kAttrName,   // identifier directly followed by '='; the span excludes '='
+  kError,     // a byte that starts no token (NUL, stray '<', lone '/', ...)
+  kName,      // %name; the span includes '%'
+  kIdent,     // bare identifier: name, keyword, opcode or type
+  kAttrName,  // identifier directly followed by '='; the span excludes '='
   kInt,
   kFloat,
-  kString,     // "..." or '...', quotes included
+  kString,  // "..." or '...', quotes included
   kEqual,
   kComma,
   kColon,
@@ -30,8 +30,8 @@ enum class TokenKind : uint8_t {
   kRBrace,
   kLSquare,
   kRSquare,
-  kArrow,      // ->
-  kLeq,        // <=
+  kArrow,  // ->
+  kLeq,    // <=
   kStar,
   kQuestion,
   kDots,       // ...

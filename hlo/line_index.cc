@@ -25,7 +25,8 @@ LineIndex::LineIndex(std::string_view text) : text_(text) {
     std::memcpy(&word, text.data() + i, 8);
     high |= word & 0x8080808080808080ull;
   }
-  for (; i < text.size(); ++i) high |= static_cast<unsigned char>(text[i]) & 0x80;
+  for (; i < text.size(); ++i)
+    high |= static_cast<unsigned char>(text[i]) & 0x80;
   all_ascii_ = high == 0;
   if (!all_ascii_) {
     non_ascii_.assign(starts_.size(), false);
@@ -74,8 +75,11 @@ uint32_t Utf16Length(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
-                             : (c >> 3) == 0x1E ? 4 : 1;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 1;
     if (i + len > text.size()) len = 1;
     units += len == 4 ? 2 : 1;
     i += len;
@@ -109,8 +113,11 @@ Offset LineIndex::ToOffset(LineColumn position, ColumnUnit unit) const {
   Offset i = start;
   while (i < end && units < position.column) {
     unsigned char c = static_cast<unsigned char>(text_[i]);
-    Offset len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
-                            : (c >> 3) == 0x1E ? 4 : 1;
+    Offset len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 1;
     if (i + len > end) len = 1;
     units += len == 4 ? 2 : 1;
     i += len;

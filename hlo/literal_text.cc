@@ -1,10 +1,10 @@
 #include "hlo/literal_text.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <cctype>
 #include <limits>
 #include <string>
 #include <utility>
@@ -35,17 +35,30 @@ Category CategoryOf(PrimitiveType type) {
 // Explicit mantissa bits: where a nan(0xP) payload lives.
 int MantissaBits(PrimitiveType type) {
   switch (type) {
-    case PrimitiveType::kF64: case PrimitiveType::kC128: return 52;
-    case PrimitiveType::kF32: case PrimitiveType::kC64: return 23;
-    case PrimitiveType::kF16: return 10;
-    case PrimitiveType::kBF16: return 7;
-    case PrimitiveType::kF8E5M2: case PrimitiveType::kF8E5M2FNUZ: return 2;
-    case PrimitiveType::kF8E4M3FN: case PrimitiveType::kF8E4M3:
-    case PrimitiveType::kF8E4M3FNUZ: case PrimitiveType::kF8E4M3B11FNUZ:
+    case PrimitiveType::kF64:
+    case PrimitiveType::kC128:
+      return 52;
+    case PrimitiveType::kF32:
+    case PrimitiveType::kC64:
+      return 23;
+    case PrimitiveType::kF16:
+      return 10;
+    case PrimitiveType::kBF16:
+      return 7;
+    case PrimitiveType::kF8E5M2:
+    case PrimitiveType::kF8E5M2FNUZ:
+      return 2;
+    case PrimitiveType::kF8E4M3FN:
+    case PrimitiveType::kF8E4M3:
+    case PrimitiveType::kF8E4M3FNUZ:
+    case PrimitiveType::kF8E4M3B11FNUZ:
       return 3;
-    case PrimitiveType::kF8E3M4: return 4;
-    case PrimitiveType::kF4E2M1FN: return 1;
-    default: return 0;
+    case PrimitiveType::kF8E3M4:
+      return 4;
+    case PrimitiveType::kF4E2M1FN:
+      return 1;
+    default:
+      return 0;
   }
 }
 
@@ -61,7 +74,8 @@ struct Number {
 bool StartsWordAt(std::string_view text, size_t at, std::string_view word) {
   return text.substr(at, word.size()) == word &&
          (at + word.size() >= text.size() ||
-          !IsIdentChar(text[at + word.size()]) || text[at + word.size()] == '(');
+          !IsIdentChar(text[at + word.size()]) ||
+          text[at + word.size()] == '(');
 }
 
 // Int, decimal, inf, -inf, nan, -nan, nan(0x7).
@@ -91,7 +105,8 @@ bool LexNumber(Scanner& s, Number* n) {
       i += 3;
       size_t digits = i;
       uint64_t payload = 0;
-      while (i < text.size() && std::isxdigit(static_cast<unsigned char>(text[i]))) {
+      while (i < text.size() &&
+             std::isxdigit(static_cast<unsigned char>(text[i]))) {
         if (payload >> 60) return s.Fail(open, i, "NaN payload out of range");
         char c = text[i++];
         int d = IsDigit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
@@ -137,7 +152,8 @@ bool LexNumber(Scanner& s, Number* n) {
       auto [ptr, ec] = std::from_chars(first, last, n->value);
       if (ec == std::errc::result_out_of_range) {
         n->value = std::strtod(std::string(first, last).c_str(), nullptr);
-        if (std::isinf(n->value)) return s.Fail(begin, j, "number out of range");
+        if (std::isinf(n->value))
+          return s.Fail(begin, j, "number out of range");
       } else if (ec != std::errc() || ptr != last) {
         return s.Fail(begin, j, "malformed number");
       }
@@ -164,8 +180,9 @@ bool LexNumber(Scanner& s, Number* n) {
 
 bool FailType(Scanner& s, const Number& n, std::string_view want,
               PrimitiveType type) {
-  return s.Fail(n.begin, s.pos(),
-                attr_internal::Cat("expected ", want, " for ", PrimitiveTypeName(type)));
+  return s.Fail(
+      n.begin, s.pos(),
+      attr_internal::Cat("expected ", want, " for ", PrimitiveTypeName(type)));
 }
 
 bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
@@ -190,7 +207,7 @@ bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
         if (mbits == 0 || n.nan_payload >= (uint64_t{1} << mbits)) {
           return s.Fail(n.begin, s.pos(),
                         attr_internal::Cat("NaN payload does not fit ",
-                                     PrimitiveTypeName(type)));
+                                           PrimitiveTypeName(type)));
         }
         bits = 0x7FF0000000000000ull | (n.nan_payload << (52 - mbits));
       }
@@ -228,7 +245,7 @@ bool ParseElement(Scanner& s, PrimitiveType type, LiteralValue* out) {
       if (n.negative ? n.magnitude > limit : n.magnitude >= limit) {
         return s.Fail(n.begin, s.pos(),
                       attr_internal::Cat("value out of range for ",
-                                   PrimitiveTypeName(type)));
+                                         PrimitiveTypeName(type)));
       }
       out->ints.push_back(n.negative ? static_cast<int64_t>(0 - n.magnitude)
                                      : static_cast<int64_t>(n.magnitude));
@@ -244,7 +261,7 @@ bool ParseElement(Scanner& s, PrimitiveType type, LiteralValue* out) {
       if ((n.negative && n.magnitude != 0) || n.magnitude > max) {
         return s.Fail(n.begin, s.pos(),
                       attr_internal::Cat("value out of range for ",
-                                   PrimitiveTypeName(type)));
+                                         PrimitiveTypeName(type)));
       }
       out->uints.push_back(n.magnitude);
       return true;
@@ -270,7 +287,7 @@ bool ParseElement(Scanner& s, PrimitiveType type, LiteralValue* out) {
     }
     case Category::kOther:
       return s.FailHere(attr_internal::Cat("no literal values for type ",
-                                     PrimitiveTypeName(type)));
+                                           PrimitiveTypeName(type)));
   }
   return false;
 }
@@ -300,8 +317,8 @@ bool ParseArray(Scanner& s, const LiteralShape& shape, LiteralValue* out) {
       if (count[level] != shape.dims[level]) {
         return s.Fail(opened_at[level], s.pos() + 1,
                       attr_internal::Cat("dimension ", level, " expects ",
-                                   shape.dims[level], " elements, got ",
-                                   count[level]));
+                                         shape.dims[level], " elements, got ",
+                                         count[level]));
       }
       s.set_pos(s.pos() + 1);
       if (level == 0) return true;
@@ -311,12 +328,12 @@ bool ParseArray(Scanner& s, const LiteralShape& shape, LiteralValue* out) {
       s.set_pos(s.pos() + 1);
     } else if (c == '{') {
       if (level + 1 >= rank) {
-        return s.FailHere(attr_internal::Cat("too many nested braces for rank ",
-                                       rank));
+        return s.FailHere(
+            attr_internal::Cat("too many nested braces for rank ", rank));
       }
       if (count[level] >= shape.dims[level]) {
         return s.FailHere(attr_internal::Cat("dimension ", level, " expects ",
-                                       shape.dims[level], " elements"));
+                                             shape.dims[level], " elements"));
       }
       opened_at[++level] = s.pos();
       count[level] = 0;
@@ -329,12 +346,12 @@ bool ParseArray(Scanner& s, const LiteralShape& shape, LiteralValue* out) {
                     "elided data {...} is only allowed as the whole literal");
     } else {
       if (level + 1 != rank) {
-        return s.FailHere(attr_internal::Cat("expected '{' for dimension ",
-                                       level + 1));
+        return s.FailHere(
+            attr_internal::Cat("expected '{' for dimension ", level + 1));
       }
       if (count[level] >= shape.dims[level]) {
         return s.FailHere(attr_internal::Cat("dimension ", level, " expects ",
-                                       shape.dims[level], " elements"));
+                                             shape.dims[level], " elements"));
       }
       if (!ParseElement(s, shape.type, out)) return false;
       ++count[level];
@@ -393,8 +410,8 @@ bool ParseLiteral(Scanner& s, const LiteralShape& shape, LiteralValue* out) {
       if (s.Peek() == ')') {
         return s.Fail(open, s.pos() + 1,
                       attr_internal::Cat("tuple literal expects ",
-                                   shape.tuple_elements.size(),
-                                   " elements, got ", i));
+                                         shape.tuple_elements.size(),
+                                         " elements, got ", i));
       }
       if (!ParseLiteral(s, shape.tuple_elements[i],
                         &out->tuple_elements.emplace_back())) {
@@ -402,9 +419,8 @@ bool ParseLiteral(Scanner& s, const LiteralShape& shape, LiteralValue* out) {
       }
     }
     if (s.Peek() != ')') {
-      return s.FailHere(attr_internal::Cat("tuple literal expects ",
-                                     shape.tuple_elements.size(),
-                                     " elements"));
+      return s.FailHere(attr_internal::Cat(
+          "tuple literal expects ", shape.tuple_elements.size(), " elements"));
     }
     s.Expect(')');
     s.Leave();

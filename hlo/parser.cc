@@ -64,9 +64,10 @@ std::string Parser::Describe(const Token& token) const {
     case TokenKind::kSeparator:
       return "a module separator";
     case TokenKind::kError: {
-      unsigned char c = token.span.empty()
-                            ? 0
-                            : static_cast<unsigned char>(text_[token.span.begin]);
+      unsigned char c =
+          token.span.empty()
+              ? 0
+              : static_cast<unsigned char>(text_[token.span.begin]);
       if (c == 0) return "a NUL byte";
       if (c == '"' || c == '\'') return "an unterminated string";
       if (c == '/') return "an unterminated comment";
@@ -148,8 +149,7 @@ bool Parser::StartsComputation() {
   if (IsIdent(t, "ENTRY")) return true;
   if (t.kind != TokenKind::kName && t.kind != TokenKind::kIdent) return false;
   Token second = PeekSecond();
-  return second.kind == TokenKind::kLParen ||
-         second.kind == TokenKind::kLBrace;
+  return second.kind == TokenKind::kLParen || second.kind == TokenKind::kLBrace;
 }
 
 bool Parser::StartsInstruction() {
@@ -233,7 +233,8 @@ void Parser::FinishModule() {
     }
   }
   // XLA's rule: without an ENTRY marker, the last computation is the entry.
-  if (entry == kNone && !m.computations.empty()) entry = m.computations.end() - 1;
+  if (entry == kNone && !m.computations.empty())
+    entry = m.computations.end() - 1;
   m.entry = entry;
   for (Id c = m.computations.begin; c < m.computations.end(); ++c) {
     const Computation& comp = file_.computations[c];
@@ -250,8 +251,8 @@ void Parser::FinishModule() {
     }
   }
   if (!m.computations.empty()) {
-    m.span.end = std::max(m.span.end,
-                          file_.computations[m.computations.end() - 1].span.end);
+    m.span.end = std::max(
+        m.span.end, file_.computations[m.computations.end() - 1].span.end);
   }
   module_ = kNone;
 }
@@ -381,10 +382,9 @@ void Parser::ParseComputation() {
                          ToAbsl(Text(file_.computations[comp_id].name)), "'"));
       // The body runs to where the next computation (or the end) begins.
       Offset end = next.span.begin;
-      while (end > brace.span.end && (text_[end - 1] == ' ' ||
-                                       text_[end - 1] == '\n' ||
-                                       text_[end - 1] == '\r' ||
-                                       text_[end - 1] == '\t')) {
+      while (end > brace.span.end &&
+             (text_[end - 1] == ' ' || text_[end - 1] == '\n' ||
+              text_[end - 1] == '\r' || text_[end - 1] == '\t')) {
         --end;
       }
       end = std::max(end, brace.span.end);
@@ -466,8 +466,8 @@ void Parser::FinishComputation(Id comp_id, Offset end) {
     if (inst.is_nested) continue;
     last_top_level = i;
     if (!instruction_names_.Insert(Text(inst.name), i)) {
-      Error(inst.name, absl::StrCat("redefinition of '",
-                                    ToAbsl(Text(inst.name)), "'"));
+      Error(inst.name,
+            absl::StrCat("redefinition of '", ToAbsl(Text(inst.name)), "'"));
     }
     if (inst.is_root) {
       if (explicit_root != kNone) {

@@ -85,8 +85,8 @@ bool Parser::ResolveOpcode(const Token& token, Instruction* inst) {
   for (const Suffix& suffix : kSuffixes) {
     if (text.size() > suffix.text.size() &&
         text.substr(text.size() - suffix.text.size()) == suffix.text) {
-      if (auto wrapped =
-              OpcodeFromName(text.substr(0, text.size() - suffix.text.size()))) {
+      if (auto wrapped = OpcodeFromName(
+              text.substr(0, text.size() - suffix.text.size()))) {
         inst->opcode = suffix.opcode;
         inst->wrapped_opcode = *wrapped;
         return true;
@@ -180,9 +180,8 @@ bool Parser::ParseRawOperandList(Instruction* inst) {
     CheckConstant(*inst, end);
   }
   if (inst->opcode == Opcode::kParameter) {
-    std::string_view body =
-        text_.substr(inst->operand_list.begin + 1,
-                     end - inst->operand_list.begin - 2);
+    std::string_view body = text_.substr(inst->operand_list.begin + 1,
+                                         end - inst->operand_list.begin - 2);
     size_t b = 0;
     while (b < body.size() && IsBlank(body[b])) ++b;
     size_t e = body.size();
@@ -200,10 +199,11 @@ bool Parser::ParseRawOperandList(Instruction* inst) {
 // The literal must fit the shape: element counts per dimension, value
 // ranges. Errors come back as "offset N: message" within the operand list.
 void Parser::CheckConstant(const Instruction& inst, Offset end) {
-  absl::StatusOr<LiteralShape> shape = LiteralShapeFromParsed(file_, inst.shape);
+  absl::StatusOr<LiteralShape> shape =
+      LiteralShapeFromParsed(file_, inst.shape);
   if (!shape.ok()) return;  // e.g. unbounded dims: nothing to check against
-  std::string_view list = text_.substr(inst.operand_list.begin,
-                                       end - inst.operand_list.begin);
+  std::string_view list =
+      text_.substr(inst.operand_list.begin, end - inst.operand_list.begin);
   absl::Status status = DecodeConstantOperandList(list, *shape).status();
   if (status.ok()) return;
   std::string_view message = ToStd(status.message());
@@ -387,8 +387,7 @@ bool Parser::ParseAttributeValue(const Token& key, Id* out) {
   }
   if (end == begin) {
     Token found = lexer_.Peek();
-    ErrorExpected(absl::StrCat("a value for '", ToAbsl(key_text), "'"),
-                  found);
+    ErrorExpected(absl::StrCat("a value for '", ToAbsl(key_text), "'"), found);
     return false;
   }
   Attribute attr;
@@ -401,11 +400,10 @@ bool Parser::ParseAttributeValue(const Token& key, Id* out) {
   if (options_.validate_attributes) {
     if (auto error = ValidateAttributeValue(key_text, Text(attr.value))) {
       Offset at = std::min<Offset>(begin + error->offset, end);
-      Offset to = std::min<Offset>(at + std::max<uint32_t>(error->length, 1),
-                                   end);
+      Offset to =
+          std::min<Offset>(at + std::max<uint32_t>(error->length, 1), end);
       Error(Span{at, std::max(to, at)},
-            absl::StrCat("invalid '", ToAbsl(key_text),
-                         "': ", error->message));
+            absl::StrCat("invalid '", ToAbsl(key_text), "': ", error->message));
     }
   }
   return true;

@@ -25,7 +25,8 @@ inline constexpr int kMaxDepth = 128;
 // slower std::hash for std::string_view).
 struct TextHash {
   size_t operator()(std::string_view s) const {
-    return absl::Hash<absl::string_view>()(absl::string_view(s.data(), s.size()));
+    return absl::Hash<absl::string_view>()(
+        absl::string_view(s.data(), s.size()));
   }
 };
 using NameTable = absl::flat_hash_map<std::string_view, Id, TextHash>;

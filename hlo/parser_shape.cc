@@ -12,7 +12,8 @@ namespace hlo::internal {
 namespace {
 
 bool ParseInt64(std::string_view text, int64_t* out) {
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  auto [ptr, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), *out);
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
@@ -268,7 +269,8 @@ bool Parser::ParseLayoutExtras(Offset* pos_inout, Layout* layout) {
       continue;
     }
     Offset name_end = pos;
-    while (name_end < size && text_[name_end] >= 'A' && text_[name_end] <= 'Z') {
+    while (name_end < size && text_[name_end] >= 'A' &&
+           text_[name_end] <= 'Z') {
       ++name_end;
     }
     std::string_view name = text_.substr(pos, name_end - pos);
@@ -309,15 +311,14 @@ bool Parser::ParseLayoutExtras(Offset* pos_inout, Layout* layout) {
           }
           return error_at(pos, "expected ',' or ')' in a tile");
         }
-        tile.dims.count =
-            static_cast<Id>(file_.ints.size()) - tile.dims.begin;
+        tile.dims.count = static_cast<Id>(file_.ints.size()) - tile.dims.begin;
         file_.tiles.push_back(tile);
       }
     } else if (name == "E" || name == "S" || name == "L" || name == "M") {
       int64_t value;
       if (!read_int_group(&value)) {
-        return error_at(pos, absl::StrCat("expected '(N)' after ",
-                                          ToAbsl(name), " in the layout"));
+        return error_at(pos, absl::StrCat("expected '(N)' after ", ToAbsl(name),
+                                          " in the layout"));
       }
       if (name == "E") layout->element_size_in_bits = value;
       if (name == "S") layout->memory_space = value;

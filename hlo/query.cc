@@ -147,8 +147,8 @@ NodeAt DefinitionOf(const ParsedFile& file, const NodeAt& node) {
     case NodeKind::kComputationName:
       return computation(node.id);
     case NodeKind::kSignatureParameter:
-      return instruction(FindInstruction(file, node.computation,
-                                         file.Text(file.parameters[node.id].name)));
+      return instruction(FindInstruction(
+          file, node.computation, file.Text(file.parameters[node.id].name)));
     case NodeKind::kModuleName:
     case NodeKind::kNone:
       break;
@@ -165,8 +165,8 @@ std::vector<Use> UsersOf(const ParsedFile& file, Id instruction) {
   for (Id e = file.use_offsets[instruction];
        e < file.use_offsets[instruction + 1]; ++e) {
     const ParsedFile::UseEdge& edge = file.use_edges[e];
-    uses.push_back(Use{edge.user, edge.operand, kNone,
-                       file.operands[edge.operand].name});
+    uses.push_back(
+        Use{edge.user, edge.operand, kNone, file.operands[edge.operand].name});
   }
   // Control edges are few: scan the enclosing computation for them.
   Id c = file.instructions[instruction].computation;
@@ -211,7 +211,8 @@ std::vector<Id> CalleesOf(const ParsedFile& file, Id computation) {
   const Computation& comp = file.computations[computation];
   for (Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
     const Instruction& inst = file.instructions[i];
-    for (Id r = inst.called.begin; r < inst.called.end(); ++r) refs.push_back(r);
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r)
+      refs.push_back(r);
   }
   return refs;
 }
@@ -317,9 +318,11 @@ std::string_view MetadataField(const ParsedFile& file, Id instruction,
         i + key.size() < value.size() && value[i + key.size()] == '=') {
       size_t start = i + key.size() + 1;
       size_t end = start;
-      if (start < value.size() && (value[start] == '"' || value[start] == '\'')) {
+      if (start < value.size() &&
+          (value[start] == '"' || value[start] == '\'')) {
         char quote = value[start];
-        for (end = start + 1; end < value.size() && value[end] != quote; ++end) {
+        for (end = start + 1; end < value.size() && value[end] != quote;
+             ++end) {
           if (value[end] == '\\') ++end;
         }
         end = std::min(end + 1, value.size());

@@ -14,14 +14,14 @@ namespace hlo {
 
 enum class NodeKind {
   kNone,
-  kInstructionName,   // id: instruction
-  kOpcode,            // id: instruction
-  kOperand,           // id: operand; instruction: its user
+  kInstructionName,     // id: instruction
+  kOpcode,              // id: instruction
+  kOperand,             // id: operand; instruction: its user
   kControlPredecessor,  // id: name_ref; instruction: the carrier
-  kComputationRef,    // id: computation_ref
-  kComputationName,   // id: computation
+  kComputationRef,      // id: computation_ref
+  kComputationName,     // id: computation
   kSignatureParameter,  // id: parameter (ParsedFile::parameters)
-  kModuleName,        // id: module
+  kModuleName,          // id: module
 };
 
 struct NodeAt {
@@ -50,10 +50,10 @@ NodeAt DefinitionOf(const ParsedFile& file, const NodeAt& node);
 // A use of an instruction: the operand (or control-predecessor name) and
 // the instruction that has it.
 struct Use {
-  Id user = kNone;     // instruction
-  Id operand = kNone;  // into operands, or kNone for a control edge
-  Id name_ref = kNone; // into name_refs for a control edge
-  Span span;           // the name as written at the use
+  Id user = kNone;      // instruction
+  Id operand = kNone;   // into operands, or kNone for a control edge
+  Id name_ref = kNone;  // into name_refs for a control edge
+  Span span;            // the name as written at the use
 };
 std::vector<Use> UsersOf(const ParsedFile& file, Id instruction);
 size_t UserCount(const ParsedFile& file, Id instruction);

@@ -13,8 +13,7 @@ bool MulOverflows(int64_t a, int64_t b, int64_t* out) {
   return __builtin_mul_overflow(a, b, out);
 }
 
-std::optional<int64_t> ByteSizeImpl(const ParsedFile& file, Id id,
-                                    int depth) {
+std::optional<int64_t> ByteSizeImpl(const ParsedFile& file, Id id, int depth) {
   if (id == kNone || id >= file.shapes.size() || depth > kMaxShapeDepth) {
     return std::nullopt;
   }
@@ -60,8 +59,8 @@ void AppendShape(const ParsedFile& file, Id id, bool with_layout, int depth,
     for (Id i = 0; i < shape.dims.count; ++i) {
       if (i) out->push_back(',');
       int64_t d = file.ints[shape.dims.begin + i];
-      bool dynamic = !shape.dynamic.empty() &&
-                     file.ints[shape.dynamic.begin + i] != 0;
+      bool dynamic =
+          !shape.dynamic.empty() && file.ints[shape.dynamic.begin + i] != 0;
       if (d == kUnboundedDim) {
         out->push_back('?');
       } else {

@@ -89,10 +89,10 @@ bool ParseSingleSharding(Scanner& s, HloShardingValue* out) {
       if (rank == 0) return s.Fail(at, s.pos(), "tile assignment needs dims");
       if (s.TryConsume2("<=")) {
         iota = true;
-        if (!ParseIotaTail(s, tile_product,
-                           out != nullptr ? &out->iota_reshape_dims : nullptr,
-                           out != nullptr ? &out->iota_transpose_perm
-                                          : nullptr)) {
+        if (!ParseIotaTail(
+                s, tile_product,
+                out != nullptr ? &out->iota_reshape_dims : nullptr,
+                out != nullptr ? &out->iota_transpose_perm : nullptr)) {
           return false;
         }
       } else {
@@ -104,7 +104,8 @@ bool ParseSingleSharding(Scanner& s, HloShardingValue* out) {
         } while (s.TryConsume(','));
       }
     } else if (attr == "metadata") {
-      if (!ParseShardingMetadata(s, out != nullptr ? &out->metadata : nullptr)) {
+      if (!ParseShardingMetadata(s,
+                                 out != nullptr ? &out->metadata : nullptr)) {
         return false;
       }
     } else if (attr == "last_tile_dims") {
@@ -119,8 +120,9 @@ bool ParseSingleSharding(Scanner& s, HloShardingValue* out) {
         if (!s.Expect('}')) return false;
       }
     } else if (!attr.empty()) {
-      return s.Fail(at, at + attr.size(),
-                    attr_internal::Cat("unknown sharding attribute ", attr, "="));
+      return s.Fail(
+          at, at + attr.size(),
+          attr_internal::Cat("unknown sharding attribute ", attr, "="));
     } else {
       std::string_view word = s.Ident();
       if (word == "replicated") {
@@ -142,7 +144,8 @@ bool ParseSingleSharding(Scanner& s, HloShardingValue* out) {
       } else if (word == "shard_as" || word == "shard_like") {
         int64_t id = 0;
         if (!s.Int(&id)) return false;
-        if (out != nullptr) out->shard_group = ShardGroup{word == "shard_as", id};
+        if (out != nullptr)
+          out->shard_group = ShardGroup{word == "shard_as", id};
       } else {
         s.set_pos(at);
         return s.FailHere(word.empty() ? "unexpected token in sharding"
@@ -183,10 +186,11 @@ bool ParseSingleSharding(Scanner& s, HloShardingValue* out) {
     }
     if (!iota) {
       if (device_count != tile_product) {
-        return s.Fail(devices_at, close,
-                      attr_internal::Cat("devices= lists ", device_count,
-                                   " devices but the tile assignment has ",
-                                   tile_product));
+        return s.Fail(
+            devices_at, close,
+            attr_internal::Cat("devices= lists ", device_count,
+                               " devices but the tile assignment has ",
+                               tile_product));
       }
       if (device_count <= 1) {
         return s.Fail(devices_at, close,
@@ -233,9 +237,10 @@ bool ParseIotaTail(Scanner& s, int64_t count, std::vector<int64_t>* reshape,
   if (!ParseBracketDims(s, reshape, &product, &rank)) return false;
   if (rank == 0) return s.Fail(at, s.pos(), "iota reshape needs dims");
   if (count >= 0 && product != count) {
-    return s.Fail(at, s.pos(),
-                  attr_internal::Cat("iota reshape dims hold ", product,
-                               " devices but the assignment needs ", count));
+    return s.Fail(
+        at, s.pos(),
+        attr_internal::Cat("iota reshape dims hold ", product,
+                           " devices but the assignment needs ", count));
   }
   if (perm != nullptr) perm->clear();
   size_t save = s.pos();

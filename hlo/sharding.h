@@ -63,8 +63,8 @@ absl::StatusOr<HloShardingValue> DecodeSharding(std::string_view value);
 // transposed by `perm` (identity when empty) and flattened. Fails on a bad
 // permutation or when the list would exceed `max_devices`.
 absl::StatusOr<std::vector<int64_t>> ExpandIotaDevices(
-    const std::vector<int64_t>& reshape_dims,
-    const std::vector<int64_t>& perm, int64_t max_devices = 1 << 22);
+    const std::vector<int64_t>& reshape_dims, const std::vector<int64_t>& perm,
+    int64_t max_devices = 1 << 22);
 
 // Device ids in tile order for any tiled sharding (explicit or iota).
 absl::StatusOr<std::vector<int64_t>> TileAssignmentDevices(

@@ -30,14 +30,14 @@ inline constexpr int64_t kTileCombineDim = -2;
 inline constexpr int64_t kUnboundedDim = -1;  // '?'
 
 struct Layout {
-  Span span;             // '{' ... '}'
-  Slice minor_to_major;  // into ints
-  Slice tiles;           // into ParsedFile::tiles
-  int64_t element_size_in_bits = 0;  // E(n)
-  int64_t memory_space = 0;          // S(n)
-  int64_t tail_padding_alignment = 0;  // L(n)
-  int64_t dynamic_metadata_prefix_bytes = 0;  // M(n)
-  PrimitiveType index_type = PrimitiveType::kInvalid;    // #(t)
+  Span span;                                           // '{' ... '}'
+  Slice minor_to_major;                                // into ints
+  Slice tiles;                                         // into ParsedFile::tiles
+  int64_t element_size_in_bits = 0;                    // E(n)
+  int64_t memory_space = 0;                            // S(n)
+  int64_t tail_padding_alignment = 0;                  // L(n)
+  int64_t dynamic_metadata_prefix_bytes = 0;           // M(n)
+  PrimitiveType index_type = PrimitiveType::kInvalid;  // #(t)
   PrimitiveType pointer_type = PrimitiveType::kInvalid;  // *(t)
   Span extras;  // raw text of D(..)/SC(..)/P(..) items, kept verbatim
 };
@@ -45,9 +45,9 @@ struct Layout {
 struct Shape {
   Span span;
   PrimitiveType element_type = PrimitiveType::kInvalid;  // kTuple for (...)
-  Slice dims;     // into ints; kUnboundedDim for '?'
-  Slice dynamic;  // into ints, 0/1 per dim; empty when every dim is static
-  Slice tuple;    // into ParsedFile::shape_ids (element shapes)
+  Slice dims;         // into ints; kUnboundedDim for '?'
+  Slice dynamic;      // into ints, 0/1 per dim; empty when every dim is static
+  Slice tuple;        // into ParsedFile::shape_ids (element shapes)
   Id layout = kNone;  // into ParsedFile::layouts
   bool is_tuple() const { return element_type == PrimitiveType::kTuple; }
 };
@@ -63,18 +63,18 @@ struct Attribute {
 // A name inside an attribute that refers to a computation (to_apply=%add,
 // branch_computations={%a, %b}, calls=..., ...).
 struct ComputationRef {
-  Span name;                // the name without '%'
-  Id instruction = kNone;   // the instruction carrying the attribute
-  Id attribute = kNone;     // index into ParsedFile::attributes
-  Id computation = kNone;   // resolved target, kNone when undefined
+  Span name;               // the name without '%'
+  Id instruction = kNone;  // the instruction carrying the attribute
+  Id attribute = kNone;    // index into ParsedFile::attributes
+  Id computation = kNone;  // resolved target, kNone when undefined
 };
 
 struct Operand {
-  Span span;                // shape (if any) through name or nested op
-  Span name;                // name without '%'; empty for a nested op
-  Id shape = kNone;         // inline shape written before the name
-  Id definition = kNone;    // defining instruction, kNone when undefined
-  Id nested = kNone;        // nested instruction for `add(f32[] mul(a,b), c)`
+  Span span;              // shape (if any) through name or nested op
+  Span name;              // name without '%'; empty for a nested op
+  Id shape = kNone;       // inline shape written before the name
+  Id definition = kNone;  // defining instruction, kNone when undefined
+  Id nested = kNone;      // nested instruction for `add(f32[] mul(a,b), c)`
 };
 
 // A name reference in control-predecessors={...}.
@@ -84,22 +84,22 @@ struct NameRef {
 };
 
 struct Instruction {
-  Span span;          // from ROOT/name through the last attribute
-  Span name;          // without '%'; empty for a nested (anonymous) op
-  Span opcode_span;   // as written, e.g. "custom-call-start"
+  Span span;         // from ROOT/name through the last attribute
+  Span name;         // without '%'; empty for a nested (anonymous) op
+  Span opcode_span;  // as written, e.g. "custom-call-start"
   Opcode opcode = Opcode::kUnknown;
   // For sugared async ops (`fusion-start`, `custom-call-done`...), the wrapped
   // opcode; opcode is then kAsyncStart/kAsyncUpdate/kAsyncDone.
   Opcode wrapped_opcode = Opcode::kUnknown;
-  Id shape = kNone;   // result shape; kNone when omitted in hand-written text
+  Id shape = kNone;  // result shape; kNone when omitted in hand-written text
   Id computation = kNone;
-  Span operand_list;  // '(' ... ')'
-  Slice operands;     // into ParsedFile::operands
-  Slice attributes;   // into ParsedFile::attributes
-  Slice called;       // into ParsedFile::computation_refs
+  Span operand_list;           // '(' ... ')'
+  Slice operands;              // into ParsedFile::operands
+  Slice attributes;            // into ParsedFile::attributes
+  Slice called;                // into ParsedFile::computation_refs
   Slice control_predecessors;  // into ParsedFile::name_refs
-  bool is_root = false;    // written with ROOT or chosen as the root
-  bool is_nested = false;  // an anonymous operand instruction
+  bool is_root = false;        // written with ROOT or chosen as the root
+  bool is_nested = false;      // an anonymous operand instruction
 };
 
 struct Parameter {  // one entry of a computation signature
@@ -112,9 +112,9 @@ struct Computation {
   Span name;  // without '%'
   Id module = kNone;
   bool is_entry = false;
-  Slice parameters;    // signature, into ParsedFile::parameters
+  Slice parameters;         // signature, into ParsedFile::parameters
   Id result_shape = kNone;  // signature result
-  Span body;           // '{' ... '}'
+  Span body;                // '{' ... '}'
   Slice instructions;  // into ParsedFile::instructions (nested ops included)
   Id root = kNone;
   Span execution_thread;  // string value, quotes included; empty = main
@@ -146,7 +146,7 @@ struct StackFrameTables {
 
 struct Module {
   Span span;
-  Span name;              // empty for a header-less module
+  Span name;  // empty for a header-less module
   bool has_header = false;
   Slice header_attributes;  // into ParsedFile::attributes
   Slice computations;       // into ParsedFile::computations

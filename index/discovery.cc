@@ -53,20 +53,21 @@ DiscoveryResult DiscoverFiles(const fs::path& root, size_t max_depth) {
   // strings with the separator below every other byte; comparing strings
   // skips path::compare's parse of both sides at every step (a third of
   // the walk's time).
-  std::sort(result.files.begin(), result.files.end(),
-            [](const fs::path& a, const fs::path& b) {
-              const std::string& x = a.native();
-              const std::string& y = b.native();
-              const size_t n = std::min(x.size(), y.size());
-              size_t i = 0;
-              while (i < n && x[i] == y[i]) ++i;
-              if (i == n) return x.size() < y.size();
-              auto rank = [](char c) {
-                return c == '/' ? 0 : static_cast<int>(
-                                           static_cast<unsigned char>(c)) + 1;
-              };
-              return rank(x[i]) < rank(y[i]);
-            });
+  std::sort(
+      result.files.begin(), result.files.end(),
+      [](const fs::path& a, const fs::path& b) {
+        const std::string& x = a.native();
+        const std::string& y = b.native();
+        const size_t n = std::min(x.size(), y.size());
+        size_t i = 0;
+        while (i < n && x[i] == y[i]) ++i;
+        if (i == n) return x.size() < y.size();
+        auto rank = [](char c) {
+          return c == '/' ? 0
+                          : static_cast<int>(static_cast<unsigned char>(c)) + 1;
+        };
+        return rank(x[i]) < rank(y[i]);
+      });
   return result;
 }
 

@@ -85,7 +85,8 @@ std::optional<double> FuzzyMatcher::MatchWithMask(std::string_view word,
     tier = 2;  // same length and a subsequence: equal ignoring case
   } else {
     bool prefix = true;
-    for (size_t i = 0; i < n && prefix; ++i) prefix = Lower(word[i]) == lower_[i];
+    for (size_t i = 0; i < n && prefix; ++i)
+      prefix = Lower(word[i]) == lower_[i];
     if (prefix) tier = 1;
   }
   if (tier * 10.0 + kMaxTierScore < floor) return std::nullopt;
@@ -106,12 +107,11 @@ std::optional<double> FuzzyMatcher::MatchWithMask(std::string_view word,
           // Starting late costs, unless at a segment start.
           score = here - (j == 0 ? 0.0 : (segment ? 0.5 : 2.0));
         } else {
-          double consecutive =
-              j > 0 && previous[j - 1] > kNegative / 2 ? previous[j - 1] + 2.0
-                                                       : kNegative;
-          double gap = running > kNegative / 2
-                           ? running - (segment ? 0.5 : 1.5)
-                           : kNegative;
+          double consecutive = j > 0 && previous[j - 1] > kNegative / 2
+                                   ? previous[j - 1] + 2.0
+                                   : kNegative;
+          double gap = running > kNegative / 2 ? running - (segment ? 0.5 : 1.5)
+                                               : kNegative;
           score = std::max(consecutive, gap);
           if (score > kNegative / 2) score += here;
         }

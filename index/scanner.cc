@@ -76,12 +76,12 @@ inline uint32_t ShapeStopMask16(const char* p) {
   const __m128i brackets =
       _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')),
                    _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
-  const __m128i parens = _mm_cmpeq_epi8(
-      _mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xFE))),
-      _mm_set1_epi8('('));
+  const __m128i parens =
+      _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xFE))),
+                     _mm_set1_epi8('('));
   const __m128i space = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
-  return static_cast<uint32_t>(_mm_movemask_epi8(
-      _mm_or_si128(_mm_or_si128(brackets, parens), space)));
+  return static_cast<uint32_t>(
+      _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(brackets, parens), space)));
 }
 #endif
 
@@ -175,8 +175,7 @@ class Scanner {
       return SkipSpacesAndComments(pos, end);
     return pos;
   }
-  [[gnu::noinline]] size_t SkipSpacesAndComments(size_t pos,
-                                                 size_t end) const {
+  [[gnu::noinline]] size_t SkipSpacesAndComments(size_t pos, size_t end) const {
     while (pos < end) {
       char c = text_[pos];
       if (c == ' ' || c == '\t') {

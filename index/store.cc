@@ -131,9 +131,9 @@ void StringTable::Assign(std::string_view arena,
 
 size_t StringTable::MemoryUsage() const {
   // Borrowed bytes count too: they are resident (a mapped cache file).
-  size_t bytes = backing_ ? arena_view_.size() + offsets_view_.size_bytes()
-                          : arena_.capacity() +
-                                offsets_.capacity() * sizeof(uint32_t);
+  size_t bytes =
+      backing_ ? arena_view_.size() + offsets_view_.size_bytes()
+               : arena_.capacity() + offsets_.capacity() * sizeof(uint32_t);
   return bytes + set_.capacity() * (sizeof(uint32_t) + 1);
 }
 
@@ -297,10 +297,10 @@ void SymbolStore::Assign(std::string_view name_arena,
 }
 
 size_t SymbolStore::MemoryUsage() const {
-  size_t tables = backing_ ? records_view_.size_bytes() +
-                                 block_begin_view_.size_bytes()
-                           : records_.capacity() * sizeof(Record) +
-                                 block_begin_.capacity() * sizeof(uint32_t);
+  size_t tables =
+      backing_ ? records_view_.size_bytes() + block_begin_view_.size_bytes()
+               : records_.capacity() * sizeof(Record) +
+                     block_begin_.capacity() * sizeof(uint32_t);
   return names_.MemoryUsage() + others_.MemoryUsage() + tables +
          block_ids_.capacity() * (sizeof(HashKey) + sizeof(uint32_t) + 1);
 }

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev                           # bench/exec-bench.sh: sgemm yardstick
   ripgrep                                   # search tests and benchmarks compare with rg
+  clang-format                              # scripts/format.sh, checked by test.sh
   python3-numpy                             # replay's differential test against NumPy
 )
 

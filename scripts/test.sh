@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. dependencies (scripts/install-deps.sh) and node packages for tests/e2e;
+#   1. dependencies (scripts/install-deps.sh) and node packages for tests/e2e,
+#      then the clang-format check (scripts/format.sh);
 #   2. build/ with gcc (RelWithDebInfo) and its ctest; the editor clients
 #      (scripts/editor-test-deps.sh) install in the background meanwhile;
 #   3. build-asan/ with clang-14, ASan+UBSan and libFuzzer, and its ctest;
@@ -25,6 +26,11 @@ if [ -f tests/e2e/package.json ]; then
   else
     (cd tests/e2e && npm install --no-audit --no-fund)
   fi
+fi
+
+step "format (clang-format, .clang-format)"
+if ! scripts/format.sh; then
+  failures+=("clang-format: unformatted files (scripts/format.sh --fix)")
 fi
 
 # The editor tests' clients (Neovim, Vim+ALE, code-server+Chromium) install

@@ -47,7 +47,9 @@ Json ToJsonValue(const T& value) {
 inline RawJson EncodeResult(const std::vector<DocumentSymbol>& symbols) {
   return EncodeSymbols(symbols);
 }
-inline RawJson EncodeResult(const SemanticTokens& tokens) { return EncodeSemanticTokens(tokens); }
+inline RawJson EncodeResult(const SemanticTokens& tokens) {
+  return EncodeSemanticTokens(tokens);
+}
 template <typename T>
 Json EncodeResult(const T& value) {
   return ToJsonValue(value);
@@ -71,7 +73,8 @@ std::string EncodeNotification(std::string_view method, const P& params) {
 }
 
 template <typename P>
-std::string EncodeRequest(const RequestId& id, std::string_view method, const P& params) {
+std::string EncodeRequest(const RequestId& id, std::string_view method,
+                          const P& params) {
   return MakeRequest(id.value(), method, ToJsonValue(params));
 }
 
@@ -100,21 +103,25 @@ template <typename Context>
 class MethodTable {
  public:
   // Reports params of a notification that do not decode.
-  using NotificationError = std::function<void(const std::string& method, const std::string&)>;
+  using NotificationError =
+      std::function<void(const std::string& method, const std::string&)>;
 
-  explicit MethodTable(NotificationError on_error) : on_error_(std::move(on_error)) {}
+  explicit MethodTable(NotificationError on_error)
+      : on_error_(std::move(on_error)) {}
 
   // handler: (const P&, const Context&) -> Result<R>.
   template <typename P, typename F>
   void Request(const std::string& method, F handler) {
-    requests_[method] = [handler](const RequestId& id, Json& params, const Context& context) {
+    requests_[method] = [handler](const RequestId& id, Json& params,
+                                  const Context& context) {
       P decoded;
       std::string error;
       if (!FromJson(params, &decoded, &error)) {
         return MakeErrorReply(id, InvalidParams(error));
       }
       auto result = handler(decoded, context);
-      if (const RpcError* e = std::get_if<RpcError>(&result)) return MakeErrorReply(id, *e);
+      if (const RpcError* e = std::get_if<RpcError>(&result))
+        return MakeErrorReply(id, *e);
       return MakeReply(id, EncodeResult(std::get<0>(result)));
     };
   }
@@ -144,15 +151,19 @@ class MethodTable {
         return MakeErrorReply(id, InvalidParams(error));
       }
       auto result = handler(decoded, context);
-      if (const RpcError* e = std::get_if<RpcError>(&result)) return MakeErrorReply(id, *e);
+      if (const RpcError* e = std::get_if<RpcError>(&result))
+        return MakeErrorReply(id, *e);
       return MakeReply(id, EncodeResult(std::get<0>(result)));
     };
   }
 
   bool HasRequest(const std::string& method) const {
-    return method == kExecuteCommand ? !commands_.empty() : requests_.count(method) != 0;
+    return method == kExecuteCommand ? !commands_.empty()
+                                     : requests_.count(method) != 0;
   }
-  const std::vector<std::string>& command_names() const { return command_names_; }
+  const std::vector<std::string>& command_names() const {
+    return command_names_;
+  }
 
   // Runs a request's handler and returns the reply to send. A handler that
   // throws (a JSON type mismatch at worst) answers an internal error.
@@ -163,7 +174,8 @@ class MethodTable {
       if (method == kExecuteCommand) return CallCommand(id, params, context);
       auto it = requests_.find(method);
       if (it == requests_.end()) {
-        return MakeErrorReply(id, {ErrorCode::kMethodNotFound, "method not found: " + method});
+        return MakeErrorReply(
+            id, {ErrorCode::kMethodNotFound, "method not found: " + method});
       }
       return it->second(id, params, context);
     } catch (const std::exception& e) {
@@ -185,13 +197,17 @@ class MethodTable {
 
  private:
   static constexpr const char* kExecuteCommand = "workspace/executeCommand";
-  using RequestFn = std::function<std::string(const RequestId&, Json&, const Context&)>;
-  using CommandFn = std::function<std::string(const RequestId&, const Json&, const Context&)>;
+  using RequestFn =
+      std::function<std::string(const RequestId&, Json&, const Context&)>;
+  using CommandFn =
+      std::function<std::string(const RequestId&, const Json&, const Context&)>;
 
-  std::string CallCommand(const RequestId& id, const Json& params, const Context& context) const {
+  std::string CallCommand(const RequestId& id, const Json& params,
+                          const Context& context) const {
     std::string command = StringMember(params, "command");
     auto it = commands_.find(command);
-    if (it == commands_.end()) return MakeErrorReply(id, InvalidParams("unknown command: " + command));
+    if (it == commands_.end())
+      return MakeErrorReply(id, InvalidParams("unknown command: " + command));
     static const Json kNoArgument = Json::object();
     const Json* arguments = Member(params, "arguments");
     const Json* first = &kNoArgument;

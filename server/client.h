@@ -33,17 +33,19 @@ class Client {
   // window/workDoneProgress/create; false when the client did not accept.
   virtual bool CreateProgress(const std::string& token) = 0;
   // client/registerCapability for file events; false when refused.
-  virtual bool RegisterFileWatchers(const FileWatcherRegistration& registration) = 0;
+  virtual bool RegisterFileWatchers(
+      const FileWatcherRegistration& registration) = 0;
   // window/showMessageRequest; nullopt on no answer (error, timeout,
   // cancellation).
-  virtual std::optional<MessageActionResult> AskUser(const ShowMessageRequestParams& params,
-                                                     int timeout_ms,
-                                                     const std::atomic<bool>* cancelled) = 0;
+  virtual std::optional<MessageActionResult> AskUser(
+      const ShowMessageRequestParams& params, int timeout_ms,
+      const std::atomic<bool>* cancelled) = 0;
   // window/showDocument (waits for the answer, up to a few seconds).
   virtual void ShowDocument(const ShowDocumentParams& params) = 0;
   // The current text of a document: the open buffer, else the file; null
   // when there is none.
-  virtual std::shared_ptr<const std::string> DocumentText(const std::string& uri) = 0;
+  virtual std::shared_ptr<const std::string> DocumentText(
+      const std::string& uri) = 0;
 };
 
 }  // namespace hlo_lsp

@@ -243,7 +243,8 @@ std::shared_ptr<const Snapshot> DocumentStore::GetFromDisk(
       st.st_size > kMaxFileBytes) {
     return nullptr;
   }
-  int64_t mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  int64_t mtime_ns =
+      int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
   // One lock for the whole read: concurrent requests for a big file wait for
   // one parse instead of each parsing it.
   std::lock_guard<std::mutex> lock(disk_mutex_);

@@ -38,10 +38,9 @@ struct Snapshot {
 };
 
 // Builds a snapshot by parsing `text` now (on the calling thread).
-std::shared_ptr<const Snapshot> MakeSnapshot(std::string uri, int64_t version,
-                                             uint64_t generation,
-                                             std::shared_ptr<const std::string> text,
-                                             hlo::ColumnUnit unit);
+std::shared_ptr<const Snapshot> MakeSnapshot(
+    std::string uri, int64_t version, uint64_t generation,
+    std::shared_ptr<const std::string> text, hlo::ColumnUnit unit);
 
 // file:///a%20b -> /a b; empty when the URI is not a file URI.
 std::string UriToPath(const std::string& uri);

@@ -33,7 +33,8 @@ IncomingMessage ClassifyMessage(Json message) {
       auto result = message.find("result");
       if (result != message.end()) out.params = std::move(*result);
       auto error = message.find("error");
-      if (error != message.end() && !error->is_null()) out.error = std::move(*error);
+      if (error != message.end() && !error->is_null())
+        out.error = std::move(*error);
       return out;
     }
     out.invalid_reason = "missing method";
@@ -70,7 +71,8 @@ Json ParseMessageBody(const std::string& body) {
           auto td = params->find("textDocument");
           if (td != params->end() && td->is_object()) {
             auto t = td->find("text");
-            if (t != td->end() && t->is_string() && t->get_ref<const std::string&>().empty()) {
+            if (t != td->end() && t->is_string() &&
+                t->get_ref<const std::string&>().empty()) {
               *t = std::move(text);
               return json;
             }
@@ -128,7 +130,10 @@ void AppendJsonString(std::string* out, std::string_view s) {
       i = j;
     } else {
       // Validate one UTF-8 sequence; copy it or write U+FFFD.
-      size_t len = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+      size_t len = (c >> 5) == 0x6    ? 2
+                   : (c >> 4) == 0xE  ? 3
+                   : (c >> 3) == 0x1E ? 4
+                                      : 0;
       bool ok = len > 0 && i + len <= s.size();
       for (size_t k = 1; ok && k < len; ++k) {
         ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
@@ -152,8 +157,10 @@ int Hex4(std::string_view s, size_t at) {
   int v = 0;
   for (size_t i = at; i < at + 4; ++i) {
     char c = s[i];
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) return -1;
     v = v * 16 + d;
   }
@@ -187,10 +194,14 @@ bool ExtractStringField(std::string_view json, std::string_view key,
   size_t open = std::string_view::npos;
   while ((pos = json.find(pattern, pos)) != std::string_view::npos) {
     size_t i = pos + pattern.size();
-    while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) ++i;
+    while (i < json.size() && (json[i] == ' ' || json[i] == '\t' ||
+                               json[i] == '\n' || json[i] == '\r'))
+      ++i;
     if (i < json.size() && json[i] == ':') {
       ++i;
-      while (i < json.size() && (json[i] == ' ' || json[i] == '\t' || json[i] == '\n' || json[i] == '\r')) ++i;
+      while (i < json.size() && (json[i] == ' ' || json[i] == '\t' ||
+                                 json[i] == '\n' || json[i] == '\r'))
+        ++i;
       if (i < json.size() && json[i] == '"') {
         open = i;
         break;
@@ -209,7 +220,8 @@ bool ExtractStringField(std::string_view json, std::string_view key,
       ++stop;
     }
     value->append(json.substr(i, stop - i));
-    if (stop >= json.size() || static_cast<unsigned char>(json[stop]) < 0x20) return false;
+    if (stop >= json.size() || static_cast<unsigned char>(json[stop]) < 0x20)
+      return false;
     if (json[stop] == '"') {
       i = stop + 1;
       break;
@@ -219,14 +231,30 @@ bool ExtractStringField(std::string_view json, std::string_view key,
     char e = json[stop + 1];
     i = stop + 2;
     switch (e) {
-      case '"': value->push_back('"'); break;
-      case '\\': value->push_back('\\'); break;
-      case '/': value->push_back('/'); break;
-      case 'b': value->push_back('\b'); break;
-      case 'f': value->push_back('\f'); break;
-      case 'n': value->push_back('\n'); break;
-      case 'r': value->push_back('\r'); break;
-      case 't': value->push_back('\t'); break;
+      case '"':
+        value->push_back('"');
+        break;
+      case '\\':
+        value->push_back('\\');
+        break;
+      case '/':
+        value->push_back('/');
+        break;
+      case 'b':
+        value->push_back('\b');
+        break;
+      case 'f':
+        value->push_back('\f');
+        break;
+      case 'n':
+        value->push_back('\n');
+        break;
+      case 'r':
+        value->push_back('\r');
+        break;
+      case 't':
+        value->push_back('\t');
+        break;
       case 'u': {
         int cp = Hex4(json, i);
         if (cp < 0) return false;
@@ -236,7 +264,8 @@ bool ExtractStringField(std::string_view json, std::string_view key,
             json[i] == '\\' && json[i + 1] == 'u') {
           int low = Hex4(json, i + 2);
           if (low >= 0xDC00 && low < 0xE000) {
-            code = 0x10000 + ((code - 0xD800) << 10) + (static_cast<uint32_t>(low) - 0xDC00);
+            code = 0x10000 + ((code - 0xD800) << 10) +
+                   (static_cast<uint32_t>(low) - 0xDC00);
             i += 6;
           }
         }
@@ -256,22 +285,26 @@ bool ExtractStringField(std::string_view json, std::string_view key,
   return true;
 }
 
-std::string MakeError(const Json& id, ErrorCode code, std::string_view message) {
-  return Dump(Json{{"jsonrpc", "2.0"},
-                   {"id", id},
-                   {"error", {{"code", static_cast<int>(code)},
-                              {"message", std::string(message)}}}});
+std::string MakeError(const Json& id, ErrorCode code,
+                      std::string_view message) {
+  return Dump(Json{
+      {"jsonrpc", "2.0"},
+      {"id", id},
+      {"error",
+       {{"code", static_cast<int>(code)}, {"message", std::string(message)}}}});
 }
 
 std::string MakeNotification(std::string_view method, const Json& params) {
-  return Dump(Json{{"jsonrpc", "2.0"}, {"method", std::string(method)},
-                   {"params", params}});
+  return Dump(Json{
+      {"jsonrpc", "2.0"}, {"method", std::string(method)}, {"params", params}});
 }
 
 std::string MakeRequest(const Json& id, std::string_view method,
                         const Json& params) {
-  return Dump(Json{{"jsonrpc", "2.0"}, {"id", id},
-                   {"method", std::string(method)}, {"params", params}});
+  return Dump(Json{{"jsonrpc", "2.0"},
+                   {"id", id},
+                   {"method", std::string(method)},
+                   {"params", params}});
 }
 
 }  // namespace hlo_lsp

@@ -34,7 +34,9 @@ class RequestId {
  public:
   RequestId() = default;
   explicit RequestId(Json id) : id_(std::move(id)) {}
-  static RequestId Named(std::string name) { return RequestId(Json(std::move(name))); }
+  static RequestId Named(std::string name) {
+    return RequestId(Json(std::move(name)));
+  }
   // A key for maps of pending requests: the id's JSON text.
   std::string Key() const { return id_.dump(); }
   const Json& value() const { return id_; }

@@ -1,7 +1,8 @@
 #include "server/lsp_main.h"
 
-#include <csignal>
 #include <unistd.h>
+
+#include <csignal>
 
 #include "server/lsp_server.h"
 #include "server/transport.h"

@@ -41,13 +41,15 @@ LspServer::LspServer(Transport* transport, Options options)
       }) {
   int threads = options_.request_threads;
   if (threads <= 0) {
-    threads = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 4);
+    threads =
+        std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 4);
   }
   parse_pool_ = std::make_unique<ThreadPool>(options_.parse_threads);
   request_pool_ = std::make_unique<ThreadPool>(threads);
   documents_ = std::make_unique<DocumentStore>(
-      parse_pool_.get(),
-      [this](std::shared_ptr<const Snapshot> snap) { PublishDiagnostics(*snap); });
+      parse_pool_.get(), [this](std::shared_ptr<const Snapshot> snap) {
+        PublishDiagnostics(*snap);
+      });
   Client* client = this;
   workspace_ = std::make_unique<Workspace>(
       client, Workspace::Options{options_.index_cache, options_.poll_seconds});
@@ -69,14 +71,15 @@ void LspServer::Stop() {
 // ------------------------------------------------------------ the table --
 
 void LspServer::BindMethods() {
-  table_.Request<InitializeParams>("initialize",
-                                   [this](const InitializeParams& p, const Request&) {
-                                     return Initialize(p);
-                                   });
-  table_.Request<NoParams>("shutdown", [this](const NoParams&, const Request&) -> Result<Null> {
-    shutdown_requested_ = true;
-    return Null{};
-  });
+  table_.Request<InitializeParams>(
+      "initialize", [this](const InitializeParams& p, const Request&) {
+        return Initialize(p);
+      });
+  table_.Request<NoParams>(
+      "shutdown", [this](const NoParams&, const Request&) -> Result<Null> {
+        shutdown_requested_ = true;
+        return Null{};
+      });
   BindDocumentFeatures();
   BindWorkspaceFeatures();
   BindNotifications();
@@ -88,11 +91,14 @@ Result<R> LspServer::WithSnapshot(const Request& request, F feature) {
   std::shared_ptr<const Snapshot> snap =
       documents_->Get(request.uri, request.generation, cancelled);
   if (cancelled->load()) return Cancelled();
-  if (snap == nullptr) return InvalidParams("document not open and not readable: " + request.uri);
+  if (snap == nullptr)
+    return InvalidParams("document not open and not readable: " + request.uri);
   auto modified = [&] {
-    return !snap->from_disk && documents_->Generation(request.uri) != snap->generation;
+    return !snap->from_disk &&
+           documents_->Generation(request.uri) != snap->generation;
   };
-  const RpcError content_modified{ErrorCode::kContentModified, "content modified"};
+  const RpcError content_modified{ErrorCode::kContentModified,
+                                  "content modified"};
   if (modified()) return content_modified;
   Result<R> result = feature(*snap);
   if (cancelled->load()) return Cancelled();
@@ -103,7 +109,8 @@ Result<R> LspServer::WithSnapshot(const Request& request, F feature) {
 void LspServer::BindDocumentFeatures() {
   using Position = TextDocumentPositionParams;
   table_.Request<TextDocumentParams>(
-      "textDocument/documentSymbol", [this](const TextDocumentParams&, const Request& r) {
+      "textDocument/documentSymbol",
+      [this](const TextDocumentParams&, const Request& r) {
         return WithSnapshot<std::vector<DocumentSymbol>>(r, DocumentSymbols);
       });
   auto definition = [this](const Position& p, const Request& r) {
@@ -114,121 +121,147 @@ void LspServer::BindDocumentFeatures() {
   table_.Request<Position>("textDocument/definition", definition);
   table_.Request<Position>("textDocument/declaration", definition);
   table_.Request<ReferenceParams>(
-      "textDocument/references", [this](const ReferenceParams& p, const Request& r) {
+      "textDocument/references",
+      [this](const ReferenceParams& p, const Request& r) {
         return WithSnapshot<std::vector<Location>>(r, [&](const Snapshot& s) {
           return References(s, p.position, p.include_declaration);
         });
       });
-  table_.Request<Position>("textDocument/documentHighlight",
-                           [this](const Position& p, const Request& r) {
-                             return WithSnapshot<std::vector<DocumentHighlight>>(
-                                 r, [&](const Snapshot& s) {
-                                   return DocumentHighlights(s, p.position);
-                                 });
-                           });
-  table_.Request<Position>("textDocument/hover", [this](const Position& p, const Request& r) {
-    return WithSnapshot<std::optional<Hover>>(
-        r, [&](const Snapshot& s) { return HoverAt(s, p.position); });
-  });
+  table_.Request<Position>(
+      "textDocument/documentHighlight",
+      [this](const Position& p, const Request& r) {
+        return WithSnapshot<std::vector<DocumentHighlight>>(
+            r, [&](const Snapshot& s) {
+              return DocumentHighlights(s, p.position);
+            });
+      });
+  table_.Request<Position>(
+      "textDocument/hover", [this](const Position& p, const Request& r) {
+        return WithSnapshot<std::optional<Hover>>(
+            r, [&](const Snapshot& s) { return HoverAt(s, p.position); });
+      });
   table_.Request<RangeParams>(
       "textDocument/inlayHint", [this](const RangeParams& p, const Request& r) {
         if (!inlay_hints_) return Result<std::vector<InlayHint>>();
         return WithSnapshot<std::vector<InlayHint>>(
             r, [&](const Snapshot& s) { return InlayHints(s, p.range); });
       });
-  table_.Request<TextDocumentParams>("textDocument/foldingRange",
-                            [this](const TextDocumentParams&, const Request& r) {
-                              return WithSnapshot<std::vector<FoldingRange>>(r, FoldingRanges);
-                            });
-  table_.Request<TextDocumentParams>("textDocument/semanticTokens/full",
-                            [this](const TextDocumentParams&, const Request& r) {
-                              return WithSnapshot<SemanticTokens>(r, SemanticTokensFull);
-                            });
-  table_.Request<RangeParams>(
-      "textDocument/semanticTokens/range", [this](const RangeParams& p, const Request& r) {
-        return WithSnapshot<SemanticTokens>(
-            r, [&](const Snapshot& s) { return SemanticTokensRange(s, p.range); });
+  table_.Request<TextDocumentParams>(
+      "textDocument/foldingRange",
+      [this](const TextDocumentParams&, const Request& r) {
+        return WithSnapshot<std::vector<FoldingRange>>(r, FoldingRanges);
       });
-  table_.Request<TextDocumentParams>("textDocument/documentLink",
-                            [this](const TextDocumentParams&, const Request& r) {
-                              return WithSnapshot<std::vector<DocumentLink>>(r, DocumentLinks);
-                            });
-  table_.Request<Position>("textDocument/prepareCallHierarchy",
-                           [this](const Position& p, const Request& r) {
-                             return WithSnapshot<std::vector<CallHierarchyItem>>(
-                                 r, [&](const Snapshot& s) {
-                                   return PrepareCallHierarchy(s, p.position);
-                                 });
-                           });
+  table_.Request<TextDocumentParams>(
+      "textDocument/semanticTokens/full",
+      [this](const TextDocumentParams&, const Request& r) {
+        return WithSnapshot<SemanticTokens>(r, SemanticTokensFull);
+      });
+  table_.Request<RangeParams>("textDocument/semanticTokens/range",
+                              [this](const RangeParams& p, const Request& r) {
+                                return WithSnapshot<SemanticTokens>(
+                                    r, [&](const Snapshot& s) {
+                                      return SemanticTokensRange(s, p.range);
+                                    });
+                              });
+  table_.Request<TextDocumentParams>(
+      "textDocument/documentLink",
+      [this](const TextDocumentParams&, const Request& r) {
+        return WithSnapshot<std::vector<DocumentLink>>(r, DocumentLinks);
+      });
+  table_.Request<Position>(
+      "textDocument/prepareCallHierarchy",
+      [this](const Position& p, const Request& r) {
+        return WithSnapshot<std::vector<CallHierarchyItem>>(
+            r, [&](const Snapshot& s) {
+              return PrepareCallHierarchy(s, p.position);
+            });
+      });
   for (bool incoming : {true, false}) {
     table_.Request<CallHierarchyItem>(
-        incoming ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls",
+        incoming ? "callHierarchy/incomingCalls"
+                 : "callHierarchy/outgoingCalls",
         [this, incoming](const CallHierarchyItem& item, const Request& r) {
           Request scoped = r;
           scoped.uri = item.uri;
-          return WithSnapshot<CallHierarchyCalls>(scoped, [&](const Snapshot& s) {
-            return CallHierarchyCalls{incoming ? IncomingCalls(s, item) : OutgoingCalls(s, item),
-                                      incoming};
-          });
+          return WithSnapshot<CallHierarchyCalls>(
+              scoped, [&](const Snapshot& s) {
+                return CallHierarchyCalls{
+                    incoming ? IncomingCalls(s, item) : OutgoingCalls(s, item),
+                    incoming};
+              });
         });
   }
-  table_.Request<TextDocumentParams>("textDocument/codeLens", [this](const TextDocumentParams&, const Request& r) {
-    return WithSnapshot<std::vector<CodeLens>>(
-        r, [&](const Snapshot& s) { return CodeLenses(s, workspace_->index()); });
-  });
+  table_.Request<TextDocumentParams>(
+      "textDocument/codeLens",
+      [this](const TextDocumentParams&, const Request& r) {
+        return WithSnapshot<std::vector<CodeLens>>(r, [&](const Snapshot& s) {
+          return CodeLenses(s, workspace_->index());
+        });
+      });
   table_.Request<CodeActionParams>(
       "textDocument/codeAction",
-      [](const CodeActionParams& p, const Request&) -> Result<std::vector<CodeAction>> {
-        return CodeActions(p);
-      });
+      [](const CodeActionParams& p, const Request&)
+          -> Result<std::vector<CodeAction>> { return CodeActions(p); });
 }
 
 void LspServer::BindWorkspaceFeatures() {
   table_.Request<WorkspaceSymbolParams>(
-      "workspace/symbol", [this](const WorkspaceSymbolParams& p, const Request&) {
+      "workspace/symbol",
+      [this](const WorkspaceSymbolParams& p, const Request&) {
         return WorkspaceSymbols(*workspace_, p);
       });
-  table_.Request<UriParams>("hlo/protoToText", [](const UriParams& p, const Request&) {
-    return ProtoToText(p);
-  });
+  table_.Request<UriParams>(
+      "hlo/protoToText",
+      [](const UriParams& p, const Request&) { return ProtoToText(p); });
   auto module_files = [this](const UriParams& p, const Request&) {
     return ModuleFiles(workspace_->index(), p);
   };
   table_.Request<UriParams>("hlo/moduleFiles", module_files);
   table_.Request<ReplayResultParams>(
-      "hlo/replayResult", [this](const ReplayResultParams& p, const Request& r) {
+      "hlo/replayResult",
+      [this](const ReplayResultParams& p, const Request& r) {
         return replay_jobs_->Report(p, r.cancelled.get());
       });
 
   // workspace/executeCommand: the contract's commands, in its order.
-  table_.Command<UriParams>("hlo.convertToText", [this](const UriParams& p, const Request& r) {
-    return ConvertToText(*this, support_, p, r.cancelled.get());
-  });
-  table_.Command<UriParams>("hlo.exportProto", [this](const UriParams& p, const Request& r) {
-    return ExportProto(*this, support_, p, r.cancelled.get());
-  });
-  table_.Command<ReplayArgs>("hlo.replay", [this](const ReplayArgs& p, const Request&) {
-    return replay_jobs_->Start(p, /*compare=*/false);
-  });
-  table_.Command<ReplayArgs>("hlo.compare", [this](const ReplayArgs& p, const Request&) {
-    return replay_jobs_->Start(p, /*compare=*/true);
-  });
+  table_.Command<UriParams>(
+      "hlo.convertToText", [this](const UriParams& p, const Request& r) {
+        return ConvertToText(*this, support_, p, r.cancelled.get());
+      });
+  table_.Command<UriParams>(
+      "hlo.exportProto", [this](const UriParams& p, const Request& r) {
+        return ExportProto(*this, support_, p, r.cancelled.get());
+      });
+  table_.Command<ReplayArgs>("hlo.replay",
+                             [this](const ReplayArgs& p, const Request&) {
+                               return replay_jobs_->Start(p, /*compare=*/false);
+                             });
+  table_.Command<ReplayArgs>("hlo.compare",
+                             [this](const ReplayArgs& p, const Request&) {
+                               return replay_jobs_->Start(p, /*compare=*/true);
+                             });
   table_.Command<UriParams>("hlo.moduleFiles", module_files);
-  table_.Command<SearchArgs>("hlo.search", [this](const SearchArgs& p, const Request& r) {
-    return SearchSymbols(*workspace_, p, r.cancelled.get());
-  });
+  table_.Command<SearchArgs>(
+      "hlo.search", [this](const SearchArgs& p, const Request& r) {
+        return SearchSymbols(*workspace_, p, r.cancelled.get());
+      });
 }
 
 void LspServer::BindNotifications() {
-  table_.Notification<NoParams>("initialized", [this](NoParams&) { workspace_->Initialized(); });
+  table_.Notification<NoParams>(
+      "initialized", [this](NoParams&) { workspace_->Initialized(); });
   table_.Notification<DidChangeWatchedFilesParams>(
       "workspace/didChangeWatchedFiles",
-      [this](DidChangeWatchedFilesParams& p) { workspace_->FilesChanged(Paths(p.uris)); });
+      [this](DidChangeWatchedFilesParams& p) {
+        workspace_->FilesChanged(Paths(p.uris));
+      });
   table_.Notification<WorkspaceFoldersChangeParams>(
-      "workspace/didChangeWorkspaceFolders", [this](WorkspaceFoldersChangeParams& p) {
+      "workspace/didChangeWorkspaceFolders",
+      [this](WorkspaceFoldersChangeParams& p) {
         workspace_->FoldersChanged(Paths(p.added), Paths(p.removed));
       });
-  table_.Notification<NoParams>("exit", [this](NoParams&) { exit_requested_ = true; });
+  table_.Notification<NoParams>("exit",
+                                [this](NoParams&) { exit_requested_ = true; });
   table_.Notification<CancelParams>("$/cancelRequest", [this](CancelParams& p) {
     std::lock_guard<std::mutex> lock(pending_mutex_);
     auto it = pending_.find(p.id.Key());
@@ -237,27 +270,34 @@ void LspServer::BindNotifications() {
   table_.Notification<SetTraceParams>("$/setTrace", [this](SetTraceParams& p) {
     if (!p.value.empty()) trace_level_ = TraceLevel(p.value);
   });
-  table_.Notification<DidOpenParams>("textDocument/didOpen", [this](DidOpenParams& p) {
-    if (p.text.size() >= (size_t{1} << 32) - 1) {
-      return Log(LogType::kError, "didOpen: document over 4 GiB ignored: " + p.uri);
-    }
-    documents_->Open(std::move(p));
-  });
-  table_.Notification<DidChangeParams>("textDocument/didChange", [this](DidChangeParams& p) {
-    if (!documents_->Change(p)) Log(LogType::kWarning, "didChange for a closed document: " + p.uri);
-  });
-  table_.Notification<DidCloseParams>("textDocument/didClose", [this](DidCloseParams& p) {
-    documents_->Close(p.uri);
-    Send(EncodeNotification("textDocument/publishDiagnostics",
-                            PublishDiagnosticsParams{p.uri, std::nullopt, {}}));
-  });
+  table_.Notification<DidOpenParams>(
+      "textDocument/didOpen", [this](DidOpenParams& p) {
+        if (p.text.size() >= (size_t{1} << 32) - 1) {
+          return Log(LogType::kError,
+                     "didOpen: document over 4 GiB ignored: " + p.uri);
+        }
+        documents_->Open(std::move(p));
+      });
+  table_.Notification<DidChangeParams>(
+      "textDocument/didChange", [this](DidChangeParams& p) {
+        if (!documents_->Change(p))
+          Log(LogType::kWarning, "didChange for a closed document: " + p.uri);
+      });
+  table_.Notification<DidCloseParams>(
+      "textDocument/didClose", [this](DidCloseParams& p) {
+        documents_->Close(p.uri);
+        Send(EncodeNotification(
+            "textDocument/publishDiagnostics",
+            PublishDiagnosticsParams{p.uri, std::nullopt, {}}));
+      });
   table_.Notification<NoParams>("textDocument/didSave", [](NoParams&) {});
   table_.Notification<ConfigurationParams>(
       "workspace/didChangeConfiguration", [this](ConfigurationParams& p) {
         if (!p.inlay_hints) return;
         inlay_hints_ = *p.inlay_hints;
         if (inlay_refresh_support_) {
-          Send(EncodeRequest(NextServerRequestId(), "workspace/inlayHint/refresh", Null{}));
+          Send(EncodeRequest(NextServerRequestId(),
+                             "workspace/inlayHint/refresh", Null{}));
         }
       });
 }
@@ -265,10 +305,13 @@ void LspServer::BindNotifications() {
 // ------------------------------------------------------------ lifecycle --
 
 Result<InitializeResult> LspServer::Initialize(const InitializeParams& p) {
-  if (initialized_) return RpcError{ErrorCode::kInvalidRequest, "already initialized"};
-  const bool utf8 = std::find(p.position_encodings.begin(), p.position_encodings.end(),
-                              "utf-8") != p.position_encodings.end();
-  documents_->set_unit(utf8 ? hlo::ColumnUnit::kUtf8Bytes : hlo::ColumnUnit::kUtf16CodeUnits);
+  if (initialized_)
+    return RpcError{ErrorCode::kInvalidRequest, "already initialized"};
+  const bool utf8 =
+      std::find(p.position_encodings.begin(), p.position_encodings.end(),
+                "utf-8") != p.position_encodings.end();
+  documents_->set_unit(utf8 ? hlo::ColumnUnit::kUtf8Bytes
+                            : hlo::ColumnUnit::kUtf16CodeUnits);
   trace_level_ = TraceLevel(p.trace);
   if (p.inlay_hints) inlay_hints_ = *p.inlay_hints;
   inlay_refresh_support_ = p.inlay_refresh_support;
@@ -289,7 +332,8 @@ Result<InitializeResult> LspServer::Initialize(const InitializeParams& p) {
                            .show_message = p.show_message_support};
   workspace_->Initialize(std::move(folders), support_);
   initialized_ = true;
-  return InitializeResult{utf8, table_.command_names(), Strings(SemanticTokenTypes()),
+  return InitializeResult{utf8, table_.command_names(),
+                          Strings(SemanticTokenTypes()),
                           Strings(SemanticTokenModifiers()), HLO_LSP_VERSION};
 }
 
@@ -303,13 +347,15 @@ int LspServer::Run() {
     }
     if (r == ReadResult::kBadHeader) {
       Log(LogType::kWarning, "message without a valid Content-Length skipped");
-      Send(MakeErrorReply(RequestId(), {ErrorCode::kParseError, "bad message header"}));
+      Send(MakeErrorReply(RequestId(),
+                          {ErrorCode::kParseError, "bad message header"}));
       continue;
     }
     bool parse_error = false;
     IncomingMessage message = DecodeMessage(body, &parse_error);
     if (parse_error) {
-      Send(MakeErrorReply(RequestId(), {ErrorCode::kParseError, "invalid JSON"}));
+      Send(MakeErrorReply(RequestId(),
+                          {ErrorCode::kParseError, "invalid JSON"}));
       continue;
     }
     Dispatch(std::move(message));
@@ -321,8 +367,8 @@ int LspServer::Run() {
 void LspServer::Dispatch(IncomingMessage message) {
   switch (message.kind) {
     case MessageKind::kInvalid:
-      Send(MakeErrorReply(RequestId(message.id),
-                          {ErrorCode::kInvalidRequest, message.invalid_reason}));
+      Send(MakeErrorReply(RequestId(message.id), {ErrorCode::kInvalidRequest,
+                                                  message.invalid_reason}));
       return;
     case MessageKind::kResponse:
       ReplyFromClient(std::move(message));
@@ -342,24 +388,29 @@ void LspServer::Dispatch(IncomingMessage message) {
 void LspServer::HandleRequest(IncomingMessage message) {
   RequestId id(message.id);
   if (!initialized_ && message.method != "initialize") {
-    Send(MakeErrorReply(id, {ErrorCode::kServerNotInitialized, "server not initialized"}));
+    Send(MakeErrorReply(
+        id, {ErrorCode::kServerNotInitialized, "server not initialized"}));
     return;
   }
   if (shutdown_requested_) {
-    Send(MakeErrorReply(id, {ErrorCode::kInvalidRequest, "server is shutting down"}));
+    Send(MakeErrorReply(
+        id, {ErrorCode::kInvalidRequest, "server is shutting down"}));
     return;
   }
   if (!table_.HasRequest(message.method)) {
-    Send(MakeErrorReply(id, {ErrorCode::kMethodNotFound, "method not found: " + message.method}));
+    Send(MakeErrorReply(id, {ErrorCode::kMethodNotFound,
+                             "method not found: " + message.method}));
     return;
   }
   Request request;
   request.id = id;
   request.method = message.method;
   request.uri = DocumentUriOf(message.params);
-  if (!request.uri.empty()) request.generation = documents_->Generation(request.uri);
+  if (!request.uri.empty())
+    request.generation = documents_->Generation(request.uri);
   request.cancelled = std::make_shared<std::atomic<bool>>(false);
-  if (trace_level_ >= 2) Log(LogType::kLog, "request " + request.method + " " + id.Key());
+  if (trace_level_ >= 2)
+    Log(LogType::kLog, "request " + request.method + " " + id.Key());
   // Lifecycle requests run in order on this thread.
   if (request.method == "initialize" || request.method == "shutdown") {
     RunRequest(request, message);
@@ -369,16 +420,17 @@ void LspServer::HandleRequest(IncomingMessage message) {
     std::lock_guard<std::mutex> lock(pending_mutex_);
     pending_[id.Key()] = request.cancelled;
   }
-  request_pool_->Submit(
-      [this, request = std::move(request), message = std::move(message)]() mutable {
-        RunRequest(request, message);
-      });
+  request_pool_->Submit([this, request = std::move(request),
+                         message = std::move(message)]() mutable {
+    RunRequest(request, message);
+  });
 }
 
 void LspServer::RunRequest(const Request& request, IncomingMessage& message) {
-  std::string reply = request.cancelled->load()
-                          ? MakeErrorReply(request.id, Cancelled())
-                          : table_.Call(request.method, request.id, message.params, request);
+  std::string reply =
+      request.cancelled->load()
+          ? MakeErrorReply(request.id, Cancelled())
+          : table_.Call(request.method, request.id, message.params, request);
   {
     std::lock_guard<std::mutex> lock(pending_mutex_);
     pending_.erase(request.id.Key());
@@ -393,8 +445,9 @@ RequestId LspServer::NextServerRequestId() {
 }
 
 template <typename R, typename P>
-std::optional<R> LspServer::CallClient(const std::string& method, const P& params,
-                                       int timeout_ms, const std::atomic<bool>* cancelled) {
+std::optional<R> LspServer::CallClient(const std::string& method,
+                                       const P& params, int timeout_ms,
+                                       const std::atomic<bool>* cancelled) {
   RequestId id = NextServerRequestId();
   std::optional<IncomingMessage> reply =
       AwaitReply(id, EncodeRequest(id, method, params), timeout_ms, cancelled);
@@ -402,9 +455,9 @@ std::optional<R> LspServer::CallClient(const std::string& method, const P& param
   return DecodeReply<R>(*reply);
 }
 
-std::optional<IncomingMessage> LspServer::AwaitReply(const RequestId& id, const std::string& body,
-                                                     int timeout_ms,
-                                                     const std::atomic<bool>* cancelled) {
+std::optional<IncomingMessage> LspServer::AwaitReply(
+    const RequestId& id, const std::string& body, int timeout_ms,
+    const std::atomic<bool>* cancelled) {
   auto call = std::make_shared<ClientCall>();
   {
     std::lock_guard<std::mutex> lock(client_calls_mutex_);
@@ -412,9 +465,11 @@ std::optional<IncomingMessage> LspServer::AwaitReply(const RequestId& id, const 
     client_calls_[id.Key()] = call;
   }
   Send(body);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(client_calls_mutex_);
-  while (!call->done && !client_calls_closed_ && std::chrono::steady_clock::now() < deadline &&
+  while (!call->done && !client_calls_closed_ &&
+         std::chrono::steady_clock::now() < deadline &&
          !(cancelled && cancelled->load())) {
     client_calls_cv_.wait_for(lock, std::chrono::milliseconds(100));
   }
@@ -442,9 +497,11 @@ void LspServer::StopClientCalls() {
 
 void LspServer::Log(LogType type, const std::string& message) {
   static const char* kNames[] = {"", "error", "warning", "info", "log"};
-  std::fprintf(stderr, "hlo-lsp %s: %s\n", kNames[static_cast<int>(type)], message.c_str());
+  std::fprintf(stderr, "hlo-lsp %s: %s\n", kNames[static_cast<int>(type)],
+               message.c_str());
   const int level = trace_level_;
-  const bool send = type <= LogType::kWarning || (type == LogType::kInfo && level >= 1) ||
+  const bool send = type <= LogType::kWarning ||
+                    (type == LogType::kInfo && level >= 1) ||
                     (type == LogType::kLog && level >= 2);
   if (send && initialized_) {
     Send(EncodeNotification("window/logMessage",
@@ -458,30 +515,35 @@ void LspServer::Progress(const ProgressParams& params) {
 
 bool LspServer::CreateProgress(const std::string& token) {
   return CallClient<AnyResult>("window/workDoneProgress/create",
-                               WorkDoneProgressCreateParams{token}, kClientCallTimeoutMs, nullptr)
+                               WorkDoneProgressCreateParams{token},
+                               kClientCallTimeoutMs, nullptr)
       .has_value();
 }
 
-bool LspServer::RegisterFileWatchers(const FileWatcherRegistration& registration) {
-  return CallClient<AnyResult>("client/registerCapability", registration, kClientCallTimeoutMs,
-                               nullptr)
+bool LspServer::RegisterFileWatchers(
+    const FileWatcherRegistration& registration) {
+  return CallClient<AnyResult>("client/registerCapability", registration,
+                               kClientCallTimeoutMs, nullptr)
       .has_value();
 }
 
-std::optional<MessageActionResult> LspServer::AskUser(const ShowMessageRequestParams& params,
-                                                      int timeout_ms,
-                                                      const std::atomic<bool>* cancelled) {
-  return CallClient<MessageActionResult>("window/showMessageRequest", params, timeout_ms,
-                                         cancelled);
+std::optional<MessageActionResult> LspServer::AskUser(
+    const ShowMessageRequestParams& params, int timeout_ms,
+    const std::atomic<bool>* cancelled) {
+  return CallClient<MessageActionResult>("window/showMessageRequest", params,
+                                         timeout_ms, cancelled);
 }
 
 void LspServer::ShowDocument(const ShowDocumentParams& params) {
-  CallClient<AnyResult>("window/showDocument", params, kClientCallTimeoutMs, nullptr);
+  CallClient<AnyResult>("window/showDocument", params, kClientCallTimeoutMs,
+                        nullptr);
 }
 
-std::shared_ptr<const std::string> LspServer::DocumentText(const std::string& uri) {
+std::shared_ptr<const std::string> LspServer::DocumentText(
+    const std::string& uri) {
   std::atomic<bool> never{false};
-  std::shared_ptr<const Snapshot> snap = documents_->Get(uri, documents_->Generation(uri), &never);
+  std::shared_ptr<const Snapshot> snap =
+      documents_->Get(uri, documents_->Generation(uri), &never);
   return snap ? snap->text : nullptr;
 }
 
@@ -490,8 +552,9 @@ std::shared_ptr<const std::string> LspServer::DocumentText(const std::string& ur
 void LspServer::Send(const std::string& body) { transport_->Write(body); }
 
 void LspServer::PublishDiagnostics(const Snapshot& snap) {
-  Send(EncodeNotification("textDocument/publishDiagnostics",
-                          PublishDiagnosticsParams{snap.uri, snap.version, Diagnostics(snap)}));
+  Send(EncodeNotification(
+      "textDocument/publishDiagnostics",
+      PublishDiagnosticsParams{snap.uri, snap.version, Diagnostics(snap)}));
 }
 
 }  // namespace hlo_lsp

@@ -32,7 +32,7 @@ class LspServer : private Client {
     int request_threads = 0;  // 0: from the hardware, 2..4
     int parse_threads = 1;
     bool index_cache = true;  // the workspace index's persisted shards
-    int poll_seconds = 10;    // re-stat period when the client cannot watch files
+    int poll_seconds = 10;  // re-stat period when the client cannot watch files
   };
 
   LspServer(Transport* transport, Options options);
@@ -72,10 +72,13 @@ class LspServer : private Client {
   // Sends a request to the client and waits for its reply: nullopt on an
   // error reply, timeout, cancellation or end of input.
   template <typename R, typename P>
-  std::optional<R> CallClient(const std::string& method, const P& params, int timeout_ms,
+  std::optional<R> CallClient(const std::string& method, const P& params,
+                              int timeout_ms,
                               const std::atomic<bool>* cancelled);
-  std::optional<IncomingMessage> AwaitReply(const RequestId& id, const std::string& body,
-                                            int timeout_ms, const std::atomic<bool>* cancelled);
+  std::optional<IncomingMessage> AwaitReply(const RequestId& id,
+                                            const std::string& body,
+                                            int timeout_ms,
+                                            const std::atomic<bool>* cancelled);
   RequestId NextServerRequestId();
   void ReplyFromClient(IncomingMessage message);
   void StopClientCalls();
@@ -84,12 +87,14 @@ class LspServer : private Client {
   void Log(LogType type, const std::string& message) override;
   void Progress(const ProgressParams& params) override;
   bool CreateProgress(const std::string& token) override;
-  bool RegisterFileWatchers(const FileWatcherRegistration& registration) override;
-  std::optional<MessageActionResult> AskUser(const ShowMessageRequestParams& params,
-                                             int timeout_ms,
-                                             const std::atomic<bool>* cancelled) override;
+  bool RegisterFileWatchers(
+      const FileWatcherRegistration& registration) override;
+  std::optional<MessageActionResult> AskUser(
+      const ShowMessageRequestParams& params, int timeout_ms,
+      const std::atomic<bool>* cancelled) override;
   void ShowDocument(const ShowDocumentParams& params) override;
-  std::shared_ptr<const std::string> DocumentText(const std::string& uri) override;
+  std::shared_ptr<const std::string> DocumentText(
+      const std::string& uri) override;
 
   Transport* transport_;
   Options options_;
@@ -110,7 +115,8 @@ class LspServer : private Client {
   std::atomic<int64_t> next_server_request_{1};
 
   std::mutex pending_mutex_;
-  std::map<std::string, std::shared_ptr<std::atomic<bool>>> pending_;  // by id key
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>>
+      pending_;  // by id key
 
   struct ClientCall {
     bool done = false;
@@ -119,7 +125,8 @@ class LspServer : private Client {
   std::mutex client_calls_mutex_;
   std::condition_variable client_calls_cv_;
   bool client_calls_closed_ = false;
-  std::map<std::string, std::shared_ptr<ClientCall>> client_calls_;  // by id key
+  std::map<std::string, std::shared_ptr<ClientCall>>
+      client_calls_;  // by id key
 };
 
 }  // namespace hlo_lsp

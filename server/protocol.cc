@@ -161,7 +161,8 @@ bool FromJson(const Json& j, DidOpenParams* out, std::string* error) {
 
 bool FromJson(Json& j, DidOpenParams* out, std::string* error) {
   std::string text;
-  if (j.is_object() && j.contains("textDocument") && j["textDocument"].is_object()) {
+  if (j.is_object() && j.contains("textDocument") &&
+      j["textDocument"].is_object()) {
     Json& td = j["textDocument"];
     if (td.contains("text") && td["text"].is_string()) {
       text = std::move(td["text"].get_ref<std::string&>());
@@ -244,24 +245,28 @@ bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
       if (const Json* enc = Member(*general, "positionEncodings");
           enc != nullptr && enc->is_array()) {
         for (const Json& e : *enc) {
-          if (e.is_string()) out->position_encodings.push_back(e.get<std::string>());
+          if (e.is_string())
+            out->position_encodings.push_back(e.get<std::string>());
         }
       }
     }
     if (const Json* td = Member(*caps, "textDocument")) {
       if (const Json* ds = Member(*td, "documentSymbol")) {
         const Json* h = Member(*ds, "hierarchicalDocumentSymbolSupport");
-        out->hierarchical_symbols = h != nullptr && h->is_boolean() && h->get<bool>();
+        out->hierarchical_symbols =
+            h != nullptr && h->is_boolean() && h->get<bool>();
       }
     }
   }
-  if (const Json* trace = Member(j, "trace"); trace != nullptr && trace->is_string()) {
+  if (const Json* trace = Member(j, "trace");
+      trace != nullptr && trace->is_string()) {
     out->trace = trace->get<std::string>();
   }
   if (const Json* opts = Member(j, "initializationOptions")) {
     out->inlay_hints = InlayHintSetting(*opts);
   }
-  if (const Json* folders = Member(j, "workspaceFolders"); folders != nullptr && folders->is_array()) {
+  if (const Json* folders = Member(j, "workspaceFolders");
+      folders != nullptr && folders->is_array()) {
     for (const Json& f : *folders) {
       std::string uri = StringMember(f, "uri");
       if (!uri.empty()) out->workspace_folders.push_back(std::move(uri));
@@ -270,11 +275,13 @@ bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
   out->root_uri = StringMember(j, "rootUri");
   out->root_path = StringMember(j, "rootPath");
   if (const Json* caps = Member(j, "capabilities")) {
-    out->inlay_refresh_support = BoolPath(*caps, {"workspace", "inlayHint", "refreshSupport"});
+    out->inlay_refresh_support =
+        BoolPath(*caps, {"workspace", "inlayHint", "refreshSupport"});
     out->progress_support = BoolPath(*caps, {"window", "workDoneProgress"});
-    out->watch_support =
-        BoolPath(*caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
-    out->show_document_support = BoolPath(*caps, {"window", "showDocument", "support"});
+    out->watch_support = BoolPath(
+        *caps, {"workspace", "didChangeWatchedFiles", "dynamicRegistration"});
+    out->show_document_support =
+        BoolPath(*caps, {"window", "showDocument", "support"});
     out->show_message_support = Member(*caps, "window") != nullptr;
   }
   return true;
@@ -361,7 +368,8 @@ Json ToJson(const CallHierarchyCall& c, bool incoming) {
 
 Json ToJson(const CallHierarchyCalls& c) {
   Json out = Json::array();
-  for (const CallHierarchyCall& call : c.calls) out.push_back(ToJson(call, c.incoming));
+  for (const CallHierarchyCall& call : c.calls)
+    out.push_back(ToJson(call, c.incoming));
   return out;
 }
 
@@ -392,7 +400,8 @@ void AppendRange(std::string* out, const Range& r) {
 
 void AppendSymbol(std::string* out, const DocumentSymbol& s, int depth) {
   out->append("{\"name\":");
-  AppendJsonString(out, s.name.empty() ? std::string_view("<anonymous>") : s.name);
+  AppendJsonString(out,
+                   s.name.empty() ? std::string_view("<anonymous>") : s.name);
   if (!s.detail.empty()) {
     out->append(",\"detail\":");
     AppendJsonString(out, s.detail);

@@ -167,7 +167,8 @@ struct InitializeParams {
   // Client capabilities the server acts on.
   bool inlay_refresh_support = false;  // workspace.inlayHint.refreshSupport
   bool progress_support = false;       // window.workDoneProgress
-  bool watch_support = false;  // workspace.didChangeWatchedFiles.dynamicRegistration
+  bool watch_support =
+      false;  // workspace.didChangeWatchedFiles.dynamicRegistration
   bool show_document_support = false;  // window.showDocument.support
   bool show_message_support = false;   // any window capabilities
 };
@@ -178,7 +179,8 @@ struct InitializeParams {
 bool FromJson(const Json& j, Position* out, std::string* error);
 bool FromJson(const Json& j, Range* out, std::string* error);
 bool FromJson(const Json& j, TextDocumentParams* out, std::string* error);
-bool FromJson(const Json& j, TextDocumentPositionParams* out, std::string* error);
+bool FromJson(const Json& j, TextDocumentPositionParams* out,
+              std::string* error);
 bool FromJson(const Json& j, ReferenceParams* out, std::string* error);
 bool FromJson(const Json& j, RangeParams* out, std::string* error);
 bool FromJson(const Json& j, DidOpenParams* out, std::string* error);

@@ -4,7 +4,8 @@ namespace hlo_lsp {
 namespace {
 
 // An optional string member: absent is fine, another type is an error.
-bool OptionalString(const Json& j, const char* key, std::string* out, std::string* error) {
+bool OptionalString(const Json& j, const char* key, std::string* out,
+                    std::string* error) {
   const Json* m = Member(j, key);
   if (m == nullptr || m->is_null()) return true;
   if (!m->is_string()) {
@@ -15,7 +16,8 @@ bool OptionalString(const Json& j, const char* key, std::string* out, std::strin
   return true;
 }
 
-bool OptionalBool(const Json& j, const char* key, bool* out, std::string* error) {
+bool OptionalBool(const Json& j, const char* key, bool* out,
+                  std::string* error) {
   const Json* m = Member(j, key);
   if (m == nullptr || m->is_null()) return true;
   if (!m->is_boolean()) {
@@ -71,7 +73,8 @@ bool FromJson(const Json& j, DidCloseParams* out, std::string* error) {
 }
 
 bool FromJson(const Json& j, ConfigurationParams* out, std::string*) {
-  if (const Json* settings = Member(j, "settings")) out->inlay_hints = InlayHintSetting(*settings);
+  if (const Json* settings = Member(j, "settings"))
+    out->inlay_hints = InlayHintSetting(*settings);
   return true;
 }
 
@@ -89,7 +92,8 @@ bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out, std::string*) {
 }
 
 bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error) {
-  return ExpectObject(j, "params", error) && OptionalString(j, "query", &out->query, error);
+  return ExpectObject(j, "params", error) &&
+         OptionalString(j, "query", &out->query, error);
 }
 
 bool FromJson(const Json& j, CodeActionParams* out, std::string* error) {
@@ -97,7 +101,8 @@ bool FromJson(const Json& j, CodeActionParams* out, std::string* error) {
 }
 
 bool FromJson(const Json& j, UriParams* out, std::string* error) {
-  return ExpectObject(j, "arguments", error) && OptionalString(j, "uri", &out->uri, error);
+  return ExpectObject(j, "arguments", error) &&
+         OptionalString(j, "uri", &out->uri, error);
 }
 
 bool FromJson(const Json& j, ReplayResultParams* out, std::string* error) {
@@ -111,13 +116,15 @@ bool FromJson(const Json& j, ReplayResultParams* out, std::string* error) {
 }
 
 bool FromJson(const Json& j, ReplayArgs* out, std::string* error) {
-  if (!ExpectObject(j, "arguments", error) || !OptionalString(j, "uri", &out->uri, error) ||
+  if (!ExpectObject(j, "arguments", error) ||
+      !OptionalString(j, "uri", &out->uri, error) ||
       !OptionalString(j, "platform", &out->platform, error) ||
       !OptionalString(j, "snapshot", &out->snapshot, error) ||
       !OptionalBool(j, "fakeData", &out->fake_data, error)) {
     return false;
   }
-  if (const Json* platforms = Member(j, "platforms"); platforms != nullptr && !platforms->is_null()) {
+  if (const Json* platforms = Member(j, "platforms");
+      platforms != nullptr && !platforms->is_null()) {
     if (!platforms->is_array()) {
       *error = "expected array of strings 'platforms'";
       return false;
@@ -134,7 +141,8 @@ bool FromJson(const Json& j, ReplayArgs* out, std::string* error) {
 }
 
 bool FromJson(const Json& j, SearchArgs* out, std::string* error) {
-  return ExpectObject(j, "arguments", error) && OptionalString(j, "query", &out->query, error) &&
+  return ExpectObject(j, "arguments", error) &&
+         OptionalString(j, "query", &out->query, error) &&
          OptionalString(j, "root", &out->root, error);
 }
 
@@ -147,7 +155,8 @@ bool FromJson(const Json& j, MessageActionResult* out, std::string*) {
 // ------------------------------------------------------------- encoding --
 
 Json ToJson(const WorkspaceSymbol& s) {
-  Json out{{"name", s.name}, {"kind", s.kind}, {"location", ToJson(s.location)}};
+  Json out{
+      {"name", s.name}, {"kind", s.kind}, {"location", ToJson(s.location)}};
   if (!s.container.empty()) out["containerName"] = s.container;
   return out;
 }
@@ -166,7 +175,8 @@ Json ToJson(const Command& c) {
 }
 
 Json ToJson(const CodeAction& a) {
-  return Json{{"title", a.title}, {"kind", a.kind}, {"command", ToJson(a.command)}};
+  return Json{
+      {"title", a.title}, {"kind", a.kind}, {"command", ToJson(a.command)}};
 }
 
 Json ToJson(const CodeLens& l) {
@@ -184,11 +194,17 @@ Json ToJson(const ModuleFileEntry& f) {
 }
 
 Json ToJson(const SearchHit& h) {
-  auto or_null = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
-  return Json{{"path", h.path},           {"line", h.line},
-              {"col", h.col},             {"kind", h.kind},
-              {"name", h.name},           {"module", or_null(h.module)},
-              {"opcode", or_null(h.opcode)}, {"shape", or_null(h.shape)}};
+  auto or_null = [](const std::string& s) {
+    return s.empty() ? Json(nullptr) : Json(s);
+  };
+  return Json{{"path", h.path},
+              {"line", h.line},
+              {"col", h.col},
+              {"kind", h.kind},
+              {"name", h.name},
+              {"module", or_null(h.module)},
+              {"opcode", or_null(h.opcode)},
+              {"shape", or_null(h.shape)}};
 }
 
 Json ToJson(const WrittenFile& f) {
@@ -208,7 +224,8 @@ Json ToJson(const ReplayStarted& r) {
 Json ToJson(const ReplayReport& r) {
   Json outputs = Json::array(), stats = Json::array();
   for (const ReplayOutputEntry& o : r.outputs) {
-    outputs.push_back({{"name", o.name}, {"shape", o.shape}, {"value", o.value}});
+    outputs.push_back(
+        {{"name", o.name}, {"shape", o.shape}, {"value", o.value}});
   }
   for (const ReplayStatEntry& s : r.stats) {
     stats.push_back({{"name", s.name},
@@ -221,8 +238,9 @@ Json ToJson(const ReplayReport& r) {
                      {"max", Optional(s.max)},
                      {"mean", Optional(s.mean)}});
   }
-  Json out{{"summary", r.summary}, {"outcome", r.outcome}, {"outputs", outputs},
-           {"stats", stats},       {"notes", r.notes},     {"seconds", r.seconds}};
+  Json out{{"summary", r.summary}, {"outcome", r.outcome},
+           {"outputs", outputs},   {"stats", stats},
+           {"notes", r.notes},     {"seconds", r.seconds}};
   if (!r.error.empty()) out["error"] = r.error;
   if (r.mismatches) out["mismatches"] = *r.mismatches;
   if (r.divergence) {
@@ -249,18 +267,23 @@ Json ToJson(const ProgressParams& p) {
   return Json{{"token", p.token}, {"value", ToJson(p.value)}};
 }
 
-Json ToJson(const WorkDoneProgressCreateParams& p) { return Json{{"token", p.token}}; }
+Json ToJson(const WorkDoneProgressCreateParams& p) {
+  return Json{{"token", p.token}};
+}
 
 Json ToJson(const FileWatcherRegistration& r) {
   Json watchers = Json::array({Json{{"globPattern", r.glob}}});
-  return Json{{"registrations", Json::array({Json{{"id", r.id},
-                                                   {"method", "workspace/didChangeWatchedFiles"},
-                                                   {"registerOptions", {{"watchers", watchers}}}}})}};
+  return Json{
+      {"registrations",
+       Json::array({Json{{"id", r.id},
+                         {"method", "workspace/didChangeWatchedFiles"},
+                         {"registerOptions", {{"watchers", watchers}}}}})}};
 }
 
 Json ToJson(const ShowMessageRequestParams& p) {
   Json actions = Json::array();
-  for (const std::string& title : p.actions) actions.push_back(Json{{"title", title}});
+  for (const std::string& title : p.actions)
+    actions.push_back(Json{{"title", title}});
   return Json{{"type", p.type}, {"message", p.message}, {"actions", actions}};
 }
 
@@ -268,15 +291,21 @@ Json ToJson(const ShowDocumentParams& p) {
   return Json{{"uri", p.uri}, {"takeFocus", p.take_focus}};
 }
 
-Json ToJson(const LogMessageParams& p) { return Json{{"type", p.type}, {"message", p.message}}; }
+Json ToJson(const LogMessageParams& p) {
+  return Json{{"type", p.type}, {"message", p.message}};
+}
 
 // The capabilities, one per method the server binds (lsp_server.cc): keep
 // them in step.
 Json ToJson(const InitializeResult& r) {
-  Json legend{{"tokenTypes", r.token_types}, {"tokenModifiers", r.token_modifiers}};
+  Json legend{{"tokenTypes", r.token_types},
+              {"tokenModifiers", r.token_modifiers}};
   Json capabilities{
       {"positionEncoding", r.utf8 ? "utf-8" : "utf-16"},
-      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"textDocumentSync",
+       {{"openClose", true},
+        {"change", 2},
+        {"save", {{"includeText", false}}}}},
       {"documentSymbolProvider", true},
       {"definitionProvider", true},
       {"declarationProvider", true},
@@ -285,11 +314,14 @@ Json ToJson(const InitializeResult& r) {
       {"hoverProvider", true},
       {"inlayHintProvider", true},
       {"foldingRangeProvider", true},
-      {"semanticTokensProvider", {{"legend", legend}, {"full", true}, {"range", true}}},
+      {"semanticTokensProvider",
+       {{"legend", legend}, {"full", true}, {"range", true}}},
       {"documentLinkProvider", {{"resolveProvider", false}}},
       {"callHierarchyProvider", true},
       {"workspaceSymbolProvider", true},
-      {"workspace", {{"workspaceFolders", {{"supported", true}, {"changeNotifications", true}}}}},
+      {"workspace",
+       {{"workspaceFolders",
+         {{"supported", true}, {"changeNotifications", true}}}}},
       {"codeActionProvider", true},
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"executeCommandProvider", {{"commands", r.commands}}},

@@ -34,7 +34,8 @@ struct DidCloseParams {
 };
 
 struct ConfigurationParams {
-  std::optional<bool> inlay_hints;  // from settings.hlo.inlayHints or settings.inlayHints
+  std::optional<bool>
+      inlay_hints;  // from settings.hlo.inlayHints or settings.inlayHints
 };
 
 struct DidChangeWatchedFilesParams {
@@ -77,7 +78,8 @@ struct ReplayArgs {
 // hlo.search {query, root?}.
 struct SearchArgs {
   std::string query;
-  std::string root;  // a folder to index when the client has no workspace folders
+  std::string
+      root;  // a folder to index when the client has no workspace folders
 };
 
 // ------------------------------------------------------ to the client --
@@ -144,9 +146,9 @@ struct SearchHit {
 struct WrittenFile {
   bool cancelled = false;  // the user declined: only {cancelled: true}
   std::string uri;
-  std::optional<std::string> kind;   // convertToText: what was decoded
-  std::optional<uint64_t> bytes;     // exportProto
-  std::optional<uint64_t> modules;   // exportProto
+  std::optional<std::string> kind;  // convertToText: what was decoded
+  std::optional<uint64_t> bytes;    // exportProto
+  std::optional<uint64_t> modules;  // exportProto
   std::optional<std::string> note;
 };
 
@@ -184,7 +186,7 @@ struct ReplayReport {
   std::vector<ReplayStatEntry> stats;
   std::vector<std::string> notes;
   double seconds = 0;
-  std::string error;                                // omitted when empty
+  std::string error;                                   // omitted when empty
   std::optional<std::vector<std::string>> mismatches;  // when compared
   std::optional<ReplayDivergence> divergence;
 };
@@ -240,7 +242,7 @@ struct AnyResult {};
 
 // What initialize answers.
 struct InitializeResult {
-  bool utf8 = false;  // the negotiated position encoding
+  bool utf8 = false;                  // the negotiated position encoding
   std::vector<std::string> commands;  // executeCommand's
   std::vector<std::string> token_types;
   std::vector<std::string> token_modifiers;
@@ -253,8 +255,10 @@ bool FromJson(const Json& j, SetTraceParams* out, std::string* error);
 bool FromJson(const Json& j, CancelParams* out, std::string* error);
 bool FromJson(const Json& j, DidCloseParams* out, std::string* error);
 bool FromJson(const Json& j, ConfigurationParams* out, std::string* error);
-bool FromJson(const Json& j, DidChangeWatchedFilesParams* out, std::string* error);
-bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out, std::string* error);
+bool FromJson(const Json& j, DidChangeWatchedFilesParams* out,
+              std::string* error);
+bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out,
+              std::string* error);
 bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error);
 bool FromJson(const Json& j, CodeActionParams* out, std::string* error);
 bool FromJson(const Json& j, UriParams* out, std::string* error);

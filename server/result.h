@@ -39,7 +39,9 @@ inline RpcError InvalidParams(std::string message) {
 inline RpcError RequestFailed(std::string message) {
   return RpcError{ErrorCode::kRequestFailed, std::move(message)};
 }
-inline RpcError Cancelled() { return RpcError{ErrorCode::kRequestCancelled, "cancelled"}; }
+inline RpcError Cancelled() {
+  return RpcError{ErrorCode::kRequestCancelled, "cancelled"};
+}
 
 }  // namespace hlo_lsp
 

@@ -24,8 +24,10 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
     s.remove_suffix(1);
   return s;
 }
@@ -108,7 +110,8 @@ ReadResult Transport::Read(std::string* body) {
     std::string_view value = Trim(std::string_view(line).substr(colon + 1));
     if (EqualsIgnoreCase(key, "Content-Length")) {
       long long v = -1;
-      auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      auto [ptr, ec] =
+          std::from_chars(value.data(), value.data() + value.size(), v);
       if (ec != std::errc() || ptr != value.data() + value.size() || v < 0) {
         bad = true;
       } else {
@@ -134,7 +137,8 @@ ReadResult Transport::Read(std::string* body) {
 }
 
 bool Transport::Write(std::string_view body) {
-  std::string header = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  std::string header =
+      "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
   std::lock_guard<std::mutex> lock(write_mutex_);
   for (std::string_view part : {std::string_view(header), body}) {
     while (!part.empty()) {

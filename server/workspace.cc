@@ -7,7 +7,8 @@
 namespace hlo_lsp {
 namespace fs = std::filesystem;
 
-Workspace::Workspace(Client* client, Options options) : client_(client), options_(options) {
+Workspace::Workspace(Client* client, Options options)
+    : client_(client), options_(options) {
   hlo::index::IndexOptions io;
   io.use_cache = options_.use_cache;
   io.name_table = true;
@@ -20,7 +21,8 @@ Workspace::Workspace(Client* client, Options options) : client_(client), options
       progress_percent_ = percent;
     }
     WorkDoneProgress report{.kind = "report"};
-    report.message = std::to_string(p.done) + "/" + std::to_string(p.total) + " files";
+    report.message =
+        std::to_string(p.done) + "/" + std::to_string(p.total) + " files";
     report.percentage = static_cast<uint32_t>(percent);
     Progress(std::move(report));
   };
@@ -38,7 +40,8 @@ void Workspace::Shutdown() {
   if (indexer_.joinable()) indexer_.join();
 }
 
-void Workspace::Initialize(std::vector<fs::path> folders, const ClientSupport& support) {
+void Workspace::Initialize(std::vector<fs::path> folders,
+                           const ClientSupport& support) {
   std::lock_guard<std::mutex> lock(mutex_);
   folders_ = std::move(folders);
   support_ = support;
@@ -56,7 +59,8 @@ void Workspace::Progress(WorkDoneProgress value) {
     std::lock_guard<std::mutex> lock(mutex_);
     token = progress_token_;
   }
-  if (!token.empty()) client_->Progress(ProgressParams{token, std::move(value)});
+  if (!token.empty())
+    client_->Progress(ProgressParams{token, std::move(value)});
 }
 
 void Workspace::IndexLoop() {
@@ -67,8 +71,11 @@ void Workspace::IndexLoop() {
     folders = folders_;
     watch = support_.watch_files;
   }
-  if (watch && !client_->RegisterFileWatchers({"hlo-lsp-watch", "**/*.{txt,hlo,pbtxt}"})) {
-    client_->Log(LogType::kInfo, "file watching not registered; re-checking the folders on a timer");
+  if (watch && !client_->RegisterFileWatchers(
+                   {"hlo-lsp-watch", "**/*.{txt,hlo,pbtxt}"})) {
+    client_->Log(
+        LogType::kInfo,
+        "file watching not registered; re-checking the folders on a timer");
     watch = false;
   }
   if (support_.progress && !folders.empty()) {
@@ -93,11 +100,12 @@ void Workspace::IndexLoop() {
     std::error_code ec;
     index_->AddFolder(fs::absolute(folder, ec));
   }
-  for (const std::string& w : index_->TakeWarnings()) client_->Log(LogType::kInfo, "index: " + w);
+  for (const std::string& w : index_->TakeWarnings())
+    client_->Log(LogType::kInfo, "index: " + w);
   hlo::index::IndexStats stats = index_->stats();
   WorkDoneProgress end{.kind = "end"};
-  end.message = std::to_string(stats.hlo_files) + " HLO files, " + std::to_string(stats.symbols) +
-                " symbols";
+  end.message = std::to_string(stats.hlo_files) + " HLO files, " +
+                std::to_string(stats.symbols) + " symbols";
   Progress(std::move(end));
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -105,14 +113,17 @@ void Workspace::IndexLoop() {
     indexing_done_ = true;
   }
   wake_.notify_all();
-  client_->Log(LogType::kInfo, "indexed " + std::to_string(stats.hlo_files) + " HLO files");
+  client_->Log(LogType::kInfo,
+               "indexed " + std::to_string(stats.hlo_files) + " HLO files");
 
   // Then: refresh on file events, and re-stat on a timer when nobody tells us.
-  auto next_poll = std::chrono::steady_clock::now() + std::chrono::seconds(options_.poll_seconds);
+  auto next_poll = std::chrono::steady_clock::now() +
+                   std::chrono::seconds(options_.poll_seconds);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     wake_.wait_until(lock, next_poll, [&] {
-      return stopping_ || !pending_refresh_.empty() || !pending_folders_.empty();
+      return stopping_ || !pending_refresh_.empty() ||
+             !pending_folders_.empty();
     });
     if (stopping_) break;
     if (!pending_folders_.empty()) {
@@ -138,7 +149,8 @@ void Workspace::IndexLoop() {
     bool poll = false;
     if (!watch && std::chrono::steady_clock::now() >= next_poll) {
       poll = true;
-      next_poll = std::chrono::steady_clock::now() + std::chrono::seconds(options_.poll_seconds);
+      next_poll = std::chrono::steady_clock::now() +
+                  std::chrono::seconds(options_.poll_seconds);
     } else if (watch) {
       next_poll = std::chrono::steady_clock::now() + std::chrono::hours(24);
     }
@@ -166,7 +178,8 @@ void Workspace::FoldersChanged(const std::vector<std::string>& added,
       if (path.empty()) continue;
       std::error_code ec;
       fs::path folder = fs::absolute(path, ec).lexically_normal();
-      folders_.erase(std::remove(folders_.begin(), folders_.end(), folder), folders_.end());
+      folders_.erase(std::remove(folders_.begin(), folders_.end(), folder),
+                     folders_.end());
       if (add) folders_.push_back(folder);
       pending_folders_.emplace_back(folder, add);
     }

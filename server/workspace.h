@@ -33,7 +33,8 @@ class Workspace {
   ~Workspace();
 
   // From initialize: the folders (paths) and what the client supports.
-  void Initialize(std::vector<std::filesystem::path> folders, const ClientSupport& support);
+  void Initialize(std::vector<std::filesystem::path> folders,
+                  const ClientSupport& support);
   void Initialized();  // starts indexing on a thread of its own
   void FilesChanged(const std::vector<std::string>& paths);
   void FoldersChanged(const std::vector<std::string>& added,
@@ -62,7 +63,8 @@ class Workspace {
   std::condition_variable wake_;
   std::vector<std::filesystem::path> folders_;
   std::vector<std::filesystem::path> pending_refresh_;
-  std::vector<std::pair<std::filesystem::path, bool>> pending_folders_;  // (folder, added)
+  std::vector<std::pair<std::filesystem::path, bool>>
+      pending_folders_;  // (folder, added)
   bool stopping_ = false;
   bool indexing_done_ = false;
   std::string progress_token_;

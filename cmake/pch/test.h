@@ -1,5 +1,5 @@
 // Precompiled for the gtest binaries under tests/: json.h, GoogleTest and
 // GoogleMock.
-#include "json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "json.h"

@@ -16,8 +16,8 @@
 
 namespace hlo::exec::gpu {
 
-using internal::CublasStatus;
 using internal::Count;
+using internal::CublasStatus;
 using internal::CudaStatus;
 using internal::GV;
 using internal::Runner;
@@ -110,9 +110,9 @@ absl::StatusOr<DotBench> BenchDot(int64_t m, int64_t n, int64_t k,
     cudaEventRecord(ev.start, 0);
     for (int i = 0; i < iterations && st == CUBLAS_STATUS_SUCCESS; ++i)
       st = blas.sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n),
-                       static_cast<int>(m), static_cast<int>(k), &alpha, B,
-                       static_cast<int>(n), A, static_cast<int>(k), &beta, C,
-                       static_cast<int>(n));
+                      static_cast<int>(m), static_cast<int>(k), &alpha, B,
+                      static_cast<int>(n), A, static_cast<int>(k), &beta, C,
+                      static_cast<int>(n));
     cudaEventRecord(ev.stop, 0);
     out.cublas_ms = ev.Elapsed() / iterations;
   }

@@ -29,9 +29,9 @@ struct ChainBench {
   double copy_ms = 0;
   double chain_gbps = 0;  // (2 inputs + 1 output) bytes / time
   double op_by_op_gbps = 0;
-  double copy_gbps = 0;   // (read + write) bytes / time, of a copy
-                          // moving as many bytes as the chain
-  std::string fused;      // the backend's note on how the fusion ran
+  double copy_gbps = 0;  // (read + write) bytes / time, of a copy
+                         // moving as many bytes as the chain
+  std::string fused;     // the backend's note on how the fusion ran
 };
 absl::StatusOr<ChainBench> BenchElementwiseChain(int64_t elements,
                                                  int iterations);

@@ -23,25 +23,22 @@ struct CublasApi {
                           const float* b, int ldb, const float* beta, float* c,
                           int ldc);
   cublasStatus_t (*sgemm_strided_batched)(
-      cublasHandle_t handle, cublasOperation_t transa,
-      cublasOperation_t transb, int m, int n, int k, const float* alpha,
-      const float* a, int lda, long long stride_a, const float* b, int ldb,
-      long long stride_b, const float* beta, float* c, int ldc,
-      long long stride_c, int batch);
+      cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+      int m, int n, int k, const float* alpha, const float* a, int lda,
+      long long stride_a, const float* b, int ldb, long long stride_b,
+      const float* beta, float* c, int ldc, long long stride_c, int batch);
   cublasStatus_t (*dgemm_strided_batched)(
-      cublasHandle_t handle, cublasOperation_t transa,
-      cublasOperation_t transb, int m, int n, int k, const double* alpha,
-      const double* a, int lda, long long stride_a, const double* b, int ldb,
-      long long stride_b, const double* beta, double* c, int ldc,
-      long long stride_c, int batch);
+      cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+      int m, int n, int k, const double* alpha, const double* a, int lda,
+      long long stride_a, const double* b, int ldb, long long stride_b,
+      const double* beta, double* c, int ldc, long long stride_c, int batch);
   cublasStatus_t (*gemm_strided_batched_ex)(
-      cublasHandle_t handle, cublasOperation_t transa,
-      cublasOperation_t transb, int m, int n, int k, const void* alpha,
-      const void* a, cudaDataType a_type, int lda, long long stride_a,
-      const void* b, cudaDataType b_type, int ldb, long long stride_b,
-      const void* beta, void* c, cudaDataType c_type, int ldc,
-      long long stride_c, int batch, cublasComputeType_t compute,
-      cublasGemmAlgo_t algo);
+      cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+      int m, int n, int k, const void* alpha, const void* a,
+      cudaDataType a_type, int lda, long long stride_a, const void* b,
+      cudaDataType b_type, int ldb, long long stride_b, const void* beta,
+      void* c, cudaDataType c_type, int ldc, long long stride_c, int batch,
+      cublasComputeType_t compute, cublasGemmAlgo_t algo);
 };
 
 // The library, loaded once (thread-safe) and never unloaded; when it or one

@@ -280,19 +280,19 @@ absl::StatusOr<GV> Runner::Dot(const Node& node, const std::vector<GV>& in) {
   } else if (at == PrimitiveType::kF64 && ct == PrimitiveType::kF64) {
     const double alpha = 1, beta = 0;
     st = blas.dgemm_strided_batched(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_, im,
-                                   ik, &alpha, static_cast<const double*>(B),
-                                   in_, k * n, static_cast<const double*>(A),
-                                   ik, m * k, &beta, static_cast<double*>(c),
-                                   in_, m * n, ib);
+                                    ik, &alpha, static_cast<const double*>(B),
+                                    in_, k * n, static_cast<const double*>(A),
+                                    ik, m * k, &beta, static_cast<double*>(c),
+                                    in_, m * n, ib);
   } else {
     const cudaDataType_t ab =
         at == PrimitiveType::kBF16 ? CUDA_R_16BF : CUDA_R_16F;
     const cudaDataType_t cc = ct == PrimitiveType::kF32 ? CUDA_R_32F : ab;
     const float alpha = 1, beta = 0;
-    st = blas.gemm_strided_batched_ex(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_, im,
-                                    ik, &alpha, B, ab, in_, k * n, A, ab, ik,
-                                    m * k, &beta, c, cc, in_, m * n, ib,
-                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    st = blas.gemm_strided_batched_ex(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, in_,
+                                      im, ik, &alpha, B, ab, in_, k * n, A, ab,
+                                      ik, m * k, &beta, c, cc, in_, m * n, ib,
+                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   RETURN_IF_ERROR(CublasStatus(blas, st, "gemm"));
   return out;

@@ -50,8 +50,8 @@ namespace hlo::exec::gpu {
 inline constexpr char kFusedKernelName[] = "hlo_fused";
 
 struct FusedKernelSource {
-  std::string kernel;  // the kernel alone (after kFusedPrelude, see below)
-  std::string source;  // the prelude and the kernel, ready for NVRTC
+  std::string kernel;    // the kernel alone (after kFusedPrelude, see below)
+  std::string source;    // the prelude and the kernel, ready for NVRTC
   int64_t elements = 0;  // n: the root's element count
   int parameters = 0;    // input pointers after n
   int results = 1;       // output pointers after those

@@ -52,8 +52,8 @@ std::string LastDlError() {
 absl::StatusOr<NvrtcApi> Load() {
   const char* chosen = std::getenv("HLO_LSP_NVRTC");
   const bool overridden = chosen != nullptr && *chosen != '\0';
-  void* lib = dlopen(overridden ? chosen : HLO_LSP_NVRTC_SONAME,
-                     RTLD_NOW | RTLD_LOCAL);
+  void* lib =
+      dlopen(overridden ? chosen : HLO_LSP_NVRTC_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     std::string first = LastDlError();
     const std::string dir = HLO_LSP_NVRTC_DIR;
@@ -148,20 +148,18 @@ absl::StatusOr<std::string> NvrtcVersion() {
   return Cat(major, ".", minor);
 }
 
-absl::StatusOr<std::string> CompileToPtx(const std::string& source,
-                                         int arch) {
+absl::StatusOr<std::string> CompileToPtx(const std::string& source, int arch) {
   auto api_or = Api();
   if (!api_or.ok()) return api_or.status();
   const NvrtcApi& api = **api_or;
   nvrtcProgram prog = nullptr;
-  nvrtcResult r = api.create(&prog, source.c_str(), "hlo_fused.cu", 0,
-                             nullptr, nullptr);
+  nvrtcResult r =
+      api.create(&prog, source.c_str(), "hlo_fused.cu", 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS)
     return absl::InternalError(
         Cat("nvrtcCreateProgram: ", api.error_string(r)));
   const std::string arch_flag = Cat("--gpu-architecture=compute_", arch);
-  const char* options[] = {arch_flag.c_str(), "--fmad=false",
-                           "--std=c++17"};
+  const char* options[] = {arch_flag.c_str(), "--fmad=false", "--std=c++17"};
   r = api.compile(prog, 3, options);
   std::string log;
   size_t size = 0;
@@ -211,10 +209,10 @@ absl::StatusOr<std::vector<const void*>> LoadKernels(
   auto entry = std::make_unique<Loaded>();
   entry->source = source;
   entry->names = names;
-  absl::Status st = CudaError(
-      cudaLibraryLoadData(&entry->library, ptx->c_str(), nullptr, nullptr, 0,
-                          nullptr, nullptr, 0),
-      "loading a generated kernel");
+  absl::Status st =
+      CudaError(cudaLibraryLoadData(&entry->library, ptx->c_str(), nullptr,
+                                    nullptr, 0, nullptr, nullptr, 0),
+                "loading a generated kernel");
   if (!st.ok()) return st;
   for (const std::string& name : names) {
     cudaKernel_t kernel = nullptr;

@@ -46,8 +46,10 @@ bool ReportFile(const std::string& path, std::string_view text) {
                 OneLine(d->message).c_str());
   }
   if (file->diagnostics_truncated) {
-    std::fprintf(stderr, "hlo-lsp: %s: too many diagnostics, the rest are "
-                 "not shown\n", path.c_str());
+    std::fprintf(stderr,
+                 "hlo-lsp: %s: too many diagnostics, the rest are "
+                 "not shown\n",
+                 path.c_str());
   }
   return file->HasErrors();
 }

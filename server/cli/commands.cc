@@ -17,7 +17,8 @@ constexpr Subcommand kSubcommands[] = {
     {"outline", "list modules and computations", RunOutline},
     {"convert", "convert XLA HLO protos to text and back", RunConvert},
     {"search", "find symbols in HLO files under folders", RunSearch},
-    {"replay", "run a module (CPU or GPU) with fake or given arguments", RunReplay},
+    {"replay", "run a module (CPU or GPU) with fake or given arguments",
+     RunReplay},
 };
 
 void PrintHelp(std::FILE* out) {

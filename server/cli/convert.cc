@@ -2,13 +2,14 @@
 // (HloSnapshot, HloUnoptimizedSnapshot, HloProto, HloModuleProto,
 // RunHloModuleIterationLiterals; plain, .gz or chunked) to HLO text, and HLO
 // text to an HloProto.
+#include "hlo/proto/convert.h"
+
 #include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <string_view>
 
-#include "hlo/proto/convert.h"
 #include "hlo/proto/decode.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
@@ -129,8 +130,9 @@ int RunConvert(int argc, char** argv) {
   }
   if (to == "proto") {
     if (output.empty() || output == "-") {
-      return Usage("a binary proto needs -o OUT (it is not written to a "
-                   "terminal)");
+      return Usage(
+          "a binary proto needs -o OUT (it is not written to a "
+          "terminal)");
     }
     size_t modules = 0;
     absl::StatusOr<std::string> proto =

@@ -16,7 +16,8 @@ constexpr char kUsage[] =
     "Lists each module and its computations in line order:\n"
     "  module NAME\n"
     "    [ENTRY ]computation NAME: N instructions\n"
-    "--json prints {\"modules\":[{\"name\",\"line\",\"computations\":[{\"name\","
+    "--json prints "
+    "{\"modules\":[{\"name\",\"line\",\"computations\":[{\"name\","
     "\"entry\",\"line\",\"instructions\"}]}]} (1-based lines).\n"
     "exit: 0 parsed cleanly, 1 the file has errors (the outline is still "
     "printed), 2 usage or I/O error\n";
@@ -77,8 +78,8 @@ void PrintJson(const hlo::ParsedFile& file) {
   }
   nlohmann::ordered_json out = {{"modules", std::move(modules)}};
   // Names come from the file and may hold invalid UTF-8: replace, not throw.
-  std::string text =
-      out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  std::string text = out.dump(-1, ' ', false,
+                              nlohmann::ordered_json::error_handler_t::replace);
   std::printf("%s\n", text.c_str());
 }
 

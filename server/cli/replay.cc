@@ -1,7 +1,7 @@
 // `hlo-lsp replay MODULE [options]`: replays a module with our own CPU
 // evaluator or the CUDA backend (exec/), with fake data, .npz arguments or a
 // snapshot's arguments, and prints a short summary (time, shapes, NaN origin).
-#include "server/common/snapshot.h"
+#include "exec/replay.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "exec/replay.h"
 #include "exec/sharded_args.h"
 #include "exec/strings.h"
 #include "hlo/literal_text.h"
@@ -22,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
+#include "server/common/snapshot.h"
 
 namespace hlo_lsp::cli {
 
@@ -45,7 +45,8 @@ constexpr char kUsage[] =
     "  --stats                per-instruction min/max/mean and NaN/Inf counts\n"
     "  --json                 print the report as JSON\n"
     "  --compare cpu|snapshot snapshot: compare with the snapshot's recorded\n"
-    "                         result; cpu (with --platform gpu): run on CPU too\n"
+    "                         result; cpu (with --platform gpu): run on CPU "
+    "too\n"
     "                         and report the first instruction that differs\n"
     "  --atol X, --rtol X     comparison tolerance (default 1e-3 each)\n"
     "  --timeout SECONDS      wall-clock limit (default 600)\n"
@@ -78,7 +79,9 @@ std::string Preview(const Literal& lit, int64_t n = 8) {
   return brace == std::string::npos ? "" : s.substr(brace + 1);
 }
 
-std::string ShapeOf(const Value& v) { return hlo::exec::ShapeString(v->shape()); }
+std::string ShapeOf(const Value& v) {
+  return hlo::exec::ShapeString(v->shape());
+}
 
 nlohmann::json StatsJson(const hlo::exec::NamedStats& s) {
   nlohmann::json j;
@@ -110,9 +113,7 @@ std::string StatsLine(const hlo::exec::NamedStats& s) {
   return line;
 }
 
-
 }  // namespace
-
 
 int RunReplay(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
@@ -137,7 +138,8 @@ int RunReplay(int argc, char** argv) {
       f.force_fake = true;
     } else if (a == "--seed") {
       double d;
-      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d > 4294967295.0 || d != std::floor(d))
+      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d > 4294967295.0 ||
+          d != std::floor(d))
         return Usage("--seed takes an integer in [0, 2^32)");
       f.seed = static_cast<uint32_t>(d);
     } else if (a == "--args") {
@@ -160,7 +162,8 @@ int RunReplay(int argc, char** argv) {
         return Usage("--memory-limit takes a byte count");
       f.memory_limit = static_cast<int64_t>(d);
     } else if (a == "--atol" || a == "--rtol") {
-      if (!value(&v) || !ParseNumber(v.c_str(), a == "--atol" ? &f.atol : &f.rtol))
+      if (!value(&v) ||
+          !ParseNumber(v.c_str(), a == "--atol" ? &f.atol : &f.rtol))
         return Usage(a + " takes a non-negative number");
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       return Usage("unknown option " + a);
@@ -200,7 +203,8 @@ int RunReplay(int argc, char** argv) {
       hlo::proto::IsGzip(module_text)) {
     if (int rc = load_snapshot(module_text, f.module_path); rc) return rc;
     if (snapshot->module_text.empty()) {
-      std::fprintf(stderr, "hlo-lsp replay: %s holds no module\n", f.module_path.c_str());
+      std::fprintf(stderr, "hlo-lsp replay: %s holds no module\n",
+                   f.module_path.c_str());
       return kExitNo;
     }
     module_text = snapshot->module_text;
@@ -214,8 +218,9 @@ int RunReplay(int argc, char** argv) {
     if (int rc = load_snapshot(bytes->text(), f.snapshot); rc) return rc;
   }
   if (f.compare == "snapshot" && (!snapshot || snapshot->results.empty())) {
-    std::fprintf(stderr, "hlo-lsp replay: --compare snapshot needs a snapshot "
-                         "with a recorded result\n");
+    std::fprintf(stderr,
+                 "hlo-lsp replay: --compare snapshot needs a snapshot "
+                 "with a recorded result\n");
     return kExitNo;
   }
 
@@ -228,7 +233,8 @@ int RunReplay(int argc, char** argv) {
       break;
     }
     if (file->modules.empty())
-      std::fprintf(stderr, "hlo-lsp replay: %s: no HLO module\n", f.module_path.c_str());
+      std::fprintf(stderr, "hlo-lsp replay: %s: no HLO module\n",
+                   f.module_path.c_str());
     return kExitNo;
   }
 
@@ -247,18 +253,20 @@ int RunReplay(int argc, char** argv) {
   options.atol = f.atol;
   options.rtol = f.rtol;
   std::string arg_source = Cat("fake data, seed ", f.seed);
-  hlo::exec::SetMemoryLimit(f.memory_limit > 0 ? f.memory_limit
-                                               : hlo::exec::DefaultMemoryLimit());
+  hlo::exec::SetMemoryLimit(
+      f.memory_limit > 0 ? f.memory_limit : hlo::exec::DefaultMemoryLimit());
   if (!f.args.empty()) {
     auto arrays = hlo::exec::ReadNpzFile(f.args);
     if (!arrays.ok()) {
       std::fprintf(stderr, "hlo-lsp replay: %s: %s\n", f.args.c_str(),
                    std::string(arrays.status().message()).c_str());
-      return arrays.status().code() == absl::StatusCode::kNotFound ? kExitUsage : kExitNo;
+      return arrays.status().code() == absl::StatusCode::kNotFound ? kExitUsage
+                                                                   : kExitNo;
     }
     for (size_t k = 0;; ++k) {
-      auto it = std::find_if(arrays->begin(), arrays->end(),
-                             [&](const auto& p) { return p.first == Cat("arg", k); });
+      auto it =
+          std::find_if(arrays->begin(), arrays->end(),
+                       [&](const auto& p) { return p.first == Cat("arg", k); });
       if (it == arrays->end()) break;
       options.arguments.push_back(it->second);
     }
@@ -274,19 +282,22 @@ int RunReplay(int argc, char** argv) {
     }
     options.arguments = *std::move(arguments);
     options.arguments_given = true;
-    arg_source = Cat("snapshot ", f.snapshot.empty() ? f.module_path : f.snapshot);
+    arg_source =
+        Cat("snapshot ", f.snapshot.empty() ? f.module_path : f.snapshot);
     if (snapshot->partition_arguments.size() > 1)
-      arg_source += Cat(", assembled from ", snapshot->partition_arguments.size(),
-                        " partitions");
+      arg_source += Cat(", assembled from ",
+                        snapshot->partition_arguments.size(), " partitions");
   }
   const hlo::Id module = 0;
   hlo::exec::ReplayResult r = hlo::exec::Replay(*file, module, options);
 
   std::vector<std::string> mismatches;
   if (r.outcome == hlo::exec::ReplayOutcome::kOk && f.compare == "snapshot")
-    mismatches = hlo::exec::CompareOutputs(snapshot->results, r.outputs, f.atol, f.rtol);
+    mismatches =
+        hlo::exec::CompareOutputs(snapshot->results, r.outputs, f.atol, f.rtol);
   if (r.outcome == hlo::exec::ReplayOutcome::kOk && options.compare_with_cpu)
-    mismatches = hlo::exec::CompareOutputs(r.reference_outputs, r.outputs, f.atol, f.rtol);
+    mismatches = hlo::exec::CompareOutputs(r.reference_outputs, r.outputs,
+                                           f.atol, f.rtol);
   int rc = kExitOk;
   if (r.outcome == hlo::exec::ReplayOutcome::kRefused) rc = kExitNo;
   if (r.outcome == hlo::exec::ReplayOutcome::kFailed) rc = kExitFailed;
@@ -294,19 +305,22 @@ int RunReplay(int argc, char** argv) {
   if (rc == kExitOk && !f.out.empty()) {
     absl::Status st = hlo::exec::WriteNpzFile(f.out, r.outputs);
     if (!st.ok()) {
-      std::fprintf(stderr, "hlo-lsp replay: %s\n", std::string(st.message()).c_str());
+      std::fprintf(stderr, "hlo-lsp replay: %s\n",
+                   std::string(st.message()).c_str());
       return kExitUsage;
     }
   }
   const std::string module_name =
-      file->modules[module].name.empty() ? "module"
-                                         : std::string(file->Text(file->modules[module].name));
+      file->modules[module].name.empty()
+          ? "module"
+          : std::string(file->Text(file->modules[module].name));
   if (f.json) {
     nlohmann::json j;
     j["module"] = module_name;
     j["platform"] = f.platform;
-    j["outcome"] = r.outcome == hlo::exec::ReplayOutcome::kOk ? "ok"
-                   : r.outcome == hlo::exec::ReplayOutcome::kRefused ? "refused" : "failed";
+    j["outcome"] = r.outcome == hlo::exec::ReplayOutcome::kOk        ? "ok"
+                   : r.outcome == hlo::exec::ReplayOutcome::kRefused ? "refused"
+                                                                     : "failed";
     if (!r.error.empty()) j["error"] = r.error;
     j["seconds"] = r.seconds;
     j["participants"] = r.participants;
@@ -314,14 +328,17 @@ int RunReplay(int argc, char** argv) {
     j["memory_limit"] = r.memory_limit;
     j["arguments_from"] = arg_source;
     j["notes"] = r.notes;
-    nlohmann::json args = nlohmann::json::array(), outs = nlohmann::json::array();
+    nlohmann::json args = nlohmann::json::array(),
+                   outs = nlohmann::json::array();
     for (const auto& [name, v] : r.arguments)
       args.push_back({{"name", name}, {"shape", ShapeOf(v)}});
     for (const auto& [name, v] : r.outputs)
-      outs.push_back({{"name", name}, {"shape", ShapeOf(v)}, {"preview", Preview(*v)}});
+      outs.push_back(
+          {{"name", name}, {"shape", ShapeOf(v)}, {"preview", Preview(*v)}});
     j["arguments"] = args;
     j["outputs"] = outs;
-    j["first_nonfinite"] = r.first_nonfinite ? StatsJson(*r.first_nonfinite) : nlohmann::json();
+    j["first_nonfinite"] =
+        r.first_nonfinite ? StatsJson(*r.first_nonfinite) : nlohmann::json();
     if (f.stats) {
       nlohmann::json s = nlohmann::json::array();
       for (const auto& x : r.stats) s.push_back(StatsJson(x));
@@ -334,38 +351,49 @@ int RunReplay(int argc, char** argv) {
     if (options.compare_with_cpu) {
       nlohmann::json d;
       if (r.divergence) {
-        d = {{"name", r.divergence->gpu.name}, {"opcode", r.divergence->gpu.opcode},
-             {"line", r.divergence->gpu.line}, {"run", r.divergence->run},
-             {"detail", r.divergence->detail}, {"cpu", StatsJson(r.divergence->cpu)},
+        d = {{"name", r.divergence->gpu.name},
+             {"opcode", r.divergence->gpu.opcode},
+             {"line", r.divergence->gpu.line},
+             {"run", r.divergence->run},
+             {"detail", r.divergence->detail},
+             {"cpu", StatsJson(r.divergence->cpu)},
              {"gpu", StatsJson(r.divergence->gpu)}};
       }
       j["divergence"] = d;
     }
-    std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n",
+                j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                    .c_str());
     return rc;
   }
   if (r.outcome != hlo::exec::ReplayOutcome::kOk) {
-    std::fprintf(stderr, "hlo-lsp replay: %s: %s\n", f.module_path.c_str(), r.error.c_str());
+    std::fprintf(stderr, "hlo-lsp replay: %s: %s\n", f.module_path.c_str(),
+                 r.error.c_str());
     return rc;
   }
-  std::printf("replayed %s on %s in %.3f s (%lld participant%s)\n", module_name.c_str(),
-              f.platform.c_str(),
-              r.seconds, static_cast<long long>(r.participants),
+  std::printf("replayed %s on %s in %.3f s (%lld participant%s)\n",
+              module_name.c_str(), f.platform.c_str(), r.seconds,
+              static_cast<long long>(r.participants),
               r.participants == 1 ? "" : "s, outputs of participant 0");
   std::printf("arguments (%s):", arg_source.c_str());
   if (r.arguments.empty()) std::printf(" none");
   for (size_t k = 0; k < r.arguments.size() && k < 8; ++k)
-    std::printf(" %s %s", r.arguments[k].first.c_str(), ShapeOf(r.arguments[k].second).c_str());
-  if (r.arguments.size() > 8) std::printf(" ... (%zu more)", r.arguments.size() - 8);
+    std::printf(" %s %s", r.arguments[k].first.c_str(),
+                ShapeOf(r.arguments[k].second).c_str());
+  if (r.arguments.size() > 8)
+    std::printf(" ... (%zu more)", r.arguments.size() - 8);
   std::printf("\n");
-  for (const std::string& note : r.notes) std::printf("note: %s\n", note.c_str());
+  for (const std::string& note : r.notes)
+    std::printf("note: %s\n", note.c_str());
   for (const auto& [name, v] : r.outputs)
-    std::printf("%s %s %s\n", name.c_str(), ShapeOf(v).c_str(), Preview(*v).c_str());
+    std::printf("%s %s %s\n", name.c_str(), ShapeOf(v).c_str(),
+                Preview(*v).c_str());
   if (r.first_nonfinite) {
     const auto& s = *r.first_nonfinite;
     std::printf("first NaN/Inf: %s:%lld: %%%s %s (%lld NaN, %lld Inf)\n",
-                f.module_path.c_str(), static_cast<long long>(s.line), s.name.c_str(),
-                s.opcode.c_str(), static_cast<long long>(s.stats.nan_count),
+                f.module_path.c_str(), static_cast<long long>(s.line),
+                s.name.c_str(), s.opcode.c_str(),
+                static_cast<long long>(s.stats.nan_count),
                 static_cast<long long>(s.stats.inf_count));
   } else {
     std::printf("no NaN or Inf produced\n");
@@ -377,15 +405,17 @@ int RunReplay(int argc, char** argv) {
   if (!f.compare.empty()) {
     if (f.compare == "cpu" && options.compare_with_cpu) {
       if (mismatches.empty())
-        std::printf("compare: the outputs match the CPU run (atol %g, rtol %g)\n", f.atol,
-                    f.rtol);
-      for (const std::string& m : mismatches) std::printf("mismatch: %s\n", m.c_str());
+        std::printf(
+            "compare: the outputs match the CPU run (atol %g, rtol %g)\n",
+            f.atol, f.rtol);
+      for (const std::string& m : mismatches)
+        std::printf("mismatch: %s\n", m.c_str());
       if (r.divergence) {
         const auto& d = *r.divergence;
         std::printf("first divergence: %s:%lld: %%%s %s (run %lld): %s\n",
                     f.module_path.c_str(), static_cast<long long>(d.gpu.line),
-                    d.gpu.name.c_str(), d.gpu.opcode.c_str(), static_cast<long long>(d.run),
-                    d.detail.c_str());
+                    d.gpu.name.c_str(), d.gpu.opcode.c_str(),
+                    static_cast<long long>(d.run), d.detail.c_str());
         std::printf("%s\n", StatsLine(d.cpu).replace(0, 2, "  cpu ").c_str());
         std::printf("%s\n", StatsLine(d.gpu).replace(0, 2, "  gpu ").c_str());
       } else {
@@ -394,9 +424,11 @@ int RunReplay(int argc, char** argv) {
     } else if (f.compare == "cpu") {
       std::printf("compare: the reference platform is cpu, the platform run\n");
     } else if (mismatches.empty()) {
-      std::printf("compare: matches the snapshot's result (atol %g, rtol %g)\n", f.atol, f.rtol);
+      std::printf("compare: matches the snapshot's result (atol %g, rtol %g)\n",
+                  f.atol, f.rtol);
     } else {
-      for (const std::string& m : mismatches) std::printf("mismatch: %s\n", m.c_str());
+      for (const std::string& m : mismatches)
+        std::printf("mismatch: %s\n", m.c_str());
     }
   }
   return rc;

@@ -37,7 +37,8 @@ constexpr char kUsage[] =
     "exit: 0 found, 1 nothing matched, 2 usage or I/O error\n";
 
 bool ParseLimit(std::string_view text, size_t* limit) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *limit);
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), *limit);
   return ec == std::errc() && end == text.data() + text.size();
 }
 
@@ -87,7 +88,8 @@ std::string FormatSearchJson(const SymbolMatch& m) {
       {"opcode", or_null(m.opcode)},
       {"shape", or_null(m.shape)}};
   // Names come from files and may hold invalid UTF-8: replace, not throw.
-  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return j.dump(-1, ' ', false,
+                nlohmann::ordered_json::error_handler_t::replace);
 }
 
 int RunSearch(int argc, char** argv) {
@@ -116,7 +118,8 @@ int RunSearch(int argc, char** argv) {
     } else if (arg == "--no-cache") {
       use_cache = false;
     } else if (arg == "--dir" || arg == "--limit") {
-      if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a value");
+      if (i + 1 >= argc)
+        return usage_error(std::string(arg) + " needs a value");
       std::string_view value = argv[++i];
       if (arg == "--dir") {
         dirs.emplace_back(value);

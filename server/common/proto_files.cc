@@ -17,8 +17,8 @@ bool IsProtoPath(const std::string& path) {
       std::string_view(head, static_cast<size_t>(in.gcount())));
 }
 
-absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(const std::string& path,
-                                                            size_t cap) {
+absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(
+    const std::string& path, size_t cap) {
   auto contents = FileContents::Read(path);
   if (!contents.ok()) return contents.status();
   std::string_view bytes = contents->text();
@@ -28,7 +28,8 @@ absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(const std::string& p
   return hlo::proto::ConvertTextProtoToText(bytes, cap);
 }
 
-std::string StripSuffixes(std::string path, std::initializer_list<std::string_view> suffixes) {
+std::string StripSuffixes(std::string path,
+                          std::initializer_list<std::string_view> suffixes) {
   for (std::string_view s : suffixes) {
     if (path.ends_with(s)) path.resize(path.size() - s.size());
   }

@@ -19,11 +19,12 @@ bool IsProtoPath(const std::string& path);
 
 // The file's proto (binary, gzip'ed or text format) printed as HLO text, cut
 // at `cap` bytes.
-absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(const std::string& path,
-                                                            size_t cap);
+absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(
+    const std::string& path, size_t cap);
 
 // `path` without each of `suffixes` it ends with, tried in order.
-std::string StripSuffixes(std::string path, std::initializer_list<std::string_view> suffixes);
+std::string StripSuffixes(std::string path,
+                          std::initializer_list<std::string_view> suffixes);
 
 }  // namespace hlo_lsp
 

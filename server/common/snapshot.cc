@@ -45,9 +45,10 @@ absl::StatusOr<Literal> LiteralFromProto(const xla::LiteralProto& proto) {
 
 absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
   // Binary (or gzip'ed) protos, else XLA's text-format dumps (`.pbtxt`).
-  auto decoded = hlo::proto::IsGzip(bytes) || hlo::proto::LooksLikeBinaryProto(bytes)
-                     ? hlo::proto::DecodeProto(bytes)
-                     : hlo::proto::DecodeTextFormatProto(bytes);
+  auto decoded =
+      hlo::proto::IsGzip(bytes) || hlo::proto::LooksLikeBinaryProto(bytes)
+          ? hlo::proto::DecodeProto(bytes)
+          : hlo::proto::DecodeTextFormatProto(bytes);
   if (!decoded.ok()) return decoded.status();
   SnapshotContents out;
   using hlo::proto::ProtoKind;
@@ -64,7 +65,8 @@ absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
           Cat(labeled.label, ": chunked snapshot data is not decoded"));
     auto lit = LiteralFromProto(labeled.literal);
     if (!lit.ok())
-      return absl::InvalidArgumentError(Cat(labeled.label, ": ", lit.status().message()));
+      return absl::InvalidArgumentError(
+          Cat(labeled.label, ": ", lit.status().message()));
     Value v = std::make_shared<const Literal>(*std::move(lit));
     const std::string& label = labeled.label;
     size_t at = label.rfind("argument ");
@@ -88,7 +90,8 @@ absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes) {
 }
 
 absl::StatusOr<std::vector<hlo::exec::Value>> SnapshotArguments(
-    const SnapshotContents& snapshot, const hlo::ParsedFile& file, hlo::Id module) {
+    const SnapshotContents& snapshot, const hlo::ParsedFile& file,
+    hlo::Id module) {
   if (snapshot.partition_arguments.size() > 1)
     return hlo::exec::AssembleShardedArguments(file, module,
                                                snapshot.partition_arguments);

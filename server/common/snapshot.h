@@ -31,9 +31,9 @@ absl::StatusOr<SnapshotContents> LoadSnapshot(std::string_view bytes);
 // The arguments to replay `module` with: partition 0's, or with several
 // partitions the whole arrays assembled from their shards by each
 // parameter's sharding (an unoptimized snapshot of a sharded jit).
-absl::StatusOr<std::vector<hlo::exec::Value>> SnapshotArguments(const SnapshotContents& snapshot,
-                                                                const hlo::ParsedFile& file,
-                                                                hlo::Id module);
+absl::StatusOr<std::vector<hlo::exec::Value>> SnapshotArguments(
+    const SnapshotContents& snapshot, const hlo::ParsedFile& file,
+    hlo::Id module);
 
 }  // namespace hlo_lsp
 

@@ -24,8 +24,10 @@ CallHierarchyItem ItemFor(const Snapshot& snap, hlo::Id c) {
 // The computation an item names: by the name, checked against the position.
 hlo::Id Resolve(const Snapshot& snap, const CallHierarchyItem& item) {
   const hlo::ParsedFile& file = *snap.file;
-  hlo::Id at = hlo::ComputationAt(file, snap.ToOffset(item.selection_range.start));
-  if (at != hlo::kNone && file.Name(file.computations[at]) == item.name) return at;
+  hlo::Id at =
+      hlo::ComputationAt(file, snap.ToOffset(item.selection_range.start));
+  if (at != hlo::kNone && file.Name(file.computations[at]) == item.name)
+    return at;
   return hlo::FindComputation(file, item.name);
 }
 

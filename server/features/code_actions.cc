@@ -8,8 +8,10 @@
 namespace hlo_lsp {
 namespace {
 
-CodeAction Action(const std::string& title, const std::string& command, CommandArgs argument) {
-  return CodeAction{title, "source", Command{title, command, std::move(argument)}};
+CodeAction Action(const std::string& title, const std::string& command,
+                  CommandArgs argument) {
+  return CodeAction{title, "source",
+                    Command{title, command, std::move(argument)}};
 }
 
 }  // namespace
@@ -24,9 +26,11 @@ std::vector<CodeAction> CodeActions(const CodeActionParams& params) {
       Action("Replay on CPU", "hlo.replay", {uri, "cpu"}),
   };
   // GPU actions only where a device answers (asked once, in a child process).
-  if (hlo::exec::GpuBackendBuilt() && hlo::exec::QueryGpuInChild().available()) {
+  if (hlo::exec::GpuBackendBuilt() &&
+      hlo::exec::QueryGpuInChild().available()) {
     out.push_back(Action("Replay on GPU", "hlo.replay", {uri, "gpu"}));
-    out.push_back(Action("Compare GPU with CPU", "hlo.compare", {uri, std::nullopt, {"gpu", "cpu"}}));
+    out.push_back(Action("Compare GPU with CPU", "hlo.compare",
+                         {uri, std::nullopt, {"gpu", "cpu"}}));
   }
   return out;
 }

@@ -11,7 +11,8 @@ constexpr size_t kListedStages = 4;
 constexpr uint32_t kKeywordLength = 9;  // "HloModule"
 }  // namespace
 
-std::vector<CodeLens> CodeLenses(const Snapshot& snap, hlo::index::WorkspaceIndex& index) {
+std::vector<CodeLens> CodeLenses(const Snapshot& snap,
+                                 hlo::index::WorkspaceIndex& index) {
   if (snap.file == nullptr) return {};
   const hlo::Module* header = nullptr;
   for (const hlo::Module& m : snap.file->modules) {
@@ -21,7 +22,8 @@ std::vector<CodeLens> CodeLenses(const Snapshot& snap, hlo::index::WorkspaceInde
     }
   }
   if (header == nullptr) return {};
-  Result<std::vector<ModuleFileEntry>> listed = ModuleFiles(index, UriParams{snap.uri});
+  Result<std::vector<ModuleFileEntry>> listed =
+      ModuleFiles(index, UriParams{snap.uri});
   const auto* files = std::get_if<std::vector<ModuleFileEntry>>(&listed);
   if (files == nullptr || files->size() <= 1) return {};
   std::string title = std::to_string(files->size() - 1) + " other stage" +

@@ -15,11 +15,14 @@ namespace hlo_lsp {
 
 inline constexpr size_t kProtoTextCap = size_t{256} << 20;
 
-Result<ProtoTextReply> ProtoToText(const UriParams& params, size_t cap = kProtoTextCap);
+Result<ProtoTextReply> ProtoToText(const UriParams& params,
+                                   size_t cap = kProtoTextCap);
 Result<WrittenFile> ConvertToText(Client& client, const ClientSupport& support,
-                                  const UriParams& params, const std::atomic<bool>* cancelled);
+                                  const UriParams& params,
+                                  const std::atomic<bool>* cancelled);
 Result<WrittenFile> ExportProto(Client& client, const ClientSupport& support,
-                                const UriParams& params, const std::atomic<bool>* cancelled);
+                                const UriParams& params,
+                                const std::atomic<bool>* cancelled);
 
 }  // namespace hlo_lsp
 

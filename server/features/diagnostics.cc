@@ -15,7 +15,8 @@ std::vector<Diagnostic> Diagnostics(const Snapshot& snap) {
                              d.message});
   }
   if (file.diagnostics_truncated) {
-    hlo::Span last = file.diagnostics.empty() ? hlo::Span{} : file.diagnostics.back().span;
+    hlo::Span last =
+        file.diagnostics.empty() ? hlo::Span{} : file.diagnostics.back().span;
     out.push_back(Diagnostic{snap.ToRange(last), DiagnosticSeverity::kWarning,
                              "too many diagnostics; the rest are not shown"});
   }

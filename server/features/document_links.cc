@@ -26,7 +26,8 @@ std::vector<DocumentLink> DocumentLinks(const Snapshot& snap) {
   const std::string doc_dir = Directory(UriToPath(snap.uri));
   for (hlo::Id i = 0; i < file.instructions.size(); ++i) {
     hlo::Span where;
-    std::string_view source = hlo::MetadataField(file, i, "source_file", &where);
+    std::string_view source =
+        hlo::MetadataField(file, i, "source_file", &where);
     if (source.empty() || source.find('\\') != std::string_view::npos) continue;
     std::string path(source);
     if (path.rfind("file://", 0) == 0) path = UriToPath(path);

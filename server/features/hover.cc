@@ -37,18 +37,21 @@ std::string WithThousands(int64_t v) {
 }
 
 std::string ShapeOf(const hlo::ParsedFile& file, hlo::Id shape) {
-  if (shape == hlo::kNone || shape >= file.shapes.size()) return "(shape not written)";
+  if (shape == hlo::kNone || shape >= file.shapes.size())
+    return "(shape not written)";
   return hlo::ShapeToString(file, shape, /*with_layout=*/true);
 }
 
 std::string InstructionHover(const hlo::ParsedFile& file, hlo::Id i) {
   const hlo::Instruction& inst = file.instructions[i];
   std::string md;
-  md += "**%" + std::string(file.Text(inst.name)) + "** = " +
-        Code(file.Text(inst.opcode_span));
+  md += "**%" + std::string(file.Text(inst.name)) +
+        "** = " + Code(file.Text(inst.opcode_span));
   if (inst.is_root) md += " (ROOT)";
   if (inst.computation < file.computations.size()) {
-    md += " in " + Code("%" + std::string(file.Name(file.computations[inst.computation])));
+    md +=
+        " in " +
+        Code("%" + std::string(file.Name(file.computations[inst.computation])));
   }
   md += "\n\n";
   md += "Shape: " + Code(Truncated(ShapeOf(file, inst.shape))) + "\n";
@@ -72,11 +75,16 @@ std::string InstructionHover(const hlo::ParsedFile& file, hlo::Id i) {
       if (shape == hlo::kNone && op.nested < file.instructions.size()) {
         shape = file.instructions[op.nested].shape;
       }
-      std::string name = op.name.empty()
-                             ? "(nested " + std::string(file.Text(
-                                   file.instructions[op.nested < file.instructions.size()
-                                                         ? op.nested : i].opcode_span)) + ")"
-                             : "%" + std::string(file.Text(op.name));
+      std::string name =
+          op.name.empty()
+              ? "(nested " +
+                    std::string(file.Text(
+                        file.instructions[op.nested < file.instructions.size()
+                                              ? op.nested
+                                              : i]
+                            .opcode_span)) +
+                    ")"
+              : "%" + std::string(file.Text(op.name));
       md += "- " + std::to_string(o - inst.operands.begin) + ": " + Code(name) +
             ": " + Code(Truncated(ShapeOf(file, shape), 120));
       if (!op.name.empty() && op.definition == hlo::kNone) md += " (undefined)";
@@ -93,8 +101,9 @@ std::string InstructionHover(const hlo::ParsedFile& file, hlo::Id i) {
   std::string_view source_file = hlo::MetadataField(file, i, "source_file");
   std::string_view source_line = hlo::MetadataField(file, i, "source_line");
   if (!source_file.empty()) {
-    md += "\nSource: " + Code(std::string(source_file) +
-                              (source_line.empty() ? "" : ":" + std::string(source_line))) +
+    md += "\nSource: " +
+          Code(std::string(source_file) +
+               (source_line.empty() ? "" : ":" + std::string(source_line))) +
           "\n";
   } else {
     std::string_view frame = hlo::MetadataField(file, i, "stack_frame_id");
@@ -108,7 +117,8 @@ std::string InstructionHover(const hlo::ParsedFile& file, hlo::Id i) {
       std::string_view fname, func;
       int64_t line = 0;
       if (hlo::StackFrameLocation(file, module, id, &fname, &line, &func)) {
-        md += "\nSource: " + Code(std::string(fname) + ":" + std::to_string(line));
+        md += "\nSource: " +
+              Code(std::string(fname) + ":" + std::to_string(line));
         if (!func.empty()) md += " in " + Code(func);
         md += "\n";
       }
@@ -119,14 +129,16 @@ std::string InstructionHover(const hlo::ParsedFile& file, hlo::Id i) {
 
 std::string ComputationHover(const hlo::ParsedFile& file, hlo::Id c) {
   const hlo::Computation& comp = file.computations[c];
-  std::string sig = (comp.is_entry ? "ENTRY %" : "%") + std::string(file.Name(comp)) + " (";
+  std::string sig =
+      (comp.is_entry ? "ENTRY %" : "%") + std::string(file.Name(comp)) + " (";
   for (hlo::Id p = comp.parameters.begin; p < comp.parameters.end(); ++p) {
     if (p != comp.parameters.begin) sig += ", ";
     sig += std::string(file.Text(file.parameters[p].name)) + ": " +
            ShapeOf(file, file.parameters[p].shape);
   }
   sig += ")";
-  if (comp.result_shape != hlo::kNone) sig += " -> " + ShapeOf(file, comp.result_shape);
+  if (comp.result_shape != hlo::kNone)
+    sig += " -> " + ShapeOf(file, comp.result_shape);
   std::string md = "```hlo\n" + Truncated(sig, 2000) + "\n```\n";
   size_t count = 0;
   for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
@@ -139,13 +151,16 @@ std::string ComputationHover(const hlo::ParsedFile& file, hlo::Id c) {
     const hlo::ComputationRef& ref = file.computation_refs[callers[k]];
     if (ref.instruction >= file.instructions.size()) continue;
     const hlo::Instruction& inst = file.instructions[ref.instruction];
-    std::string key = ref.attribute < file.attributes.size()
-                          ? std::string(file.Text(file.attributes[ref.attribute].key))
-                          : "";
+    std::string key =
+        ref.attribute < file.attributes.size()
+            ? std::string(file.Text(file.attributes[ref.attribute].key))
+            : "";
     md += "- " + Code("%" + std::string(file.Text(inst.name))) + " (" +
-          std::string(file.Text(inst.opcode_span)) + (key.empty() ? "" : ", " + key) + ")";
+          std::string(file.Text(inst.opcode_span)) +
+          (key.empty() ? "" : ", " + key) + ")";
     if (inst.computation < file.computations.size()) {
-      md += " in " + Code("%" + std::string(file.Name(file.computations[inst.computation])));
+      md += " in " + Code("%" + std::string(file.Name(
+                                    file.computations[inst.computation])));
     }
     md += "\n";
   }
@@ -163,8 +178,9 @@ std::optional<Hover> HoverAt(const Snapshot& snap, Position position) {
   hover.range = snap.ToRange(node.span);
   if (node.kind == hlo::NodeKind::kModuleName) {
     const hlo::Module& mod = file.modules[node.id];
-    hover.markdown = "**HloModule** " + Code(file.Text(mod.name)) + "\n\nComputations: " +
-                     std::to_string(mod.computations.count) + "\n";
+    hover.markdown =
+        "**HloModule** " + Code(file.Text(mod.name)) +
+        "\n\nComputations: " + std::to_string(mod.computations.count) + "\n";
     return hover;
   }
   hlo::NodeAt def = hlo::DefinitionOf(file, node);

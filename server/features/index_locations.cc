@@ -47,21 +47,24 @@ int LspSymbolKind(hlo::index::SymbolKind kind) {
 }
 
 Location IndexLocation(const hlo::index::SymbolMatch& m, bool utf16) {
-  uint32_t line = m.line > 0 ? m.line - 1 : 0, col = m.column > 0 ? m.column - 1 : 0;
+  uint32_t line = m.line > 0 ? m.line - 1 : 0,
+           col = m.column > 0 ? m.column - 1 : 0;
   size_t start = col, end = col + m.name.size();
   if (utf16) {
     if ((m.flags & hlo::index::kFlagNonAsciiPrefix) != 0) {
       std::optional<std::string> text = ReadLine(m.absolute_path, m.line);
-      if (text && col <= text->size()) start = Utf16Length(std::string_view(*text).substr(0, col));
+      if (text && col <= text->size())
+        start = Utf16Length(std::string_view(*text).substr(0, col));
     }
     end = start + Utf16Length(m.name);
   }
   return Location{PathToUri(m.absolute_path),
-                  Range{{line, static_cast<uint32_t>(start)}, {line, static_cast<uint32_t>(end)}}};
+                  Range{{line, static_cast<uint32_t>(start)},
+                        {line, static_cast<uint32_t>(end)}}};
 }
 
-std::vector<hlo::index::ModuleFile> ModuleFilesOf(hlo::index::WorkspaceIndex& index,
-                                                  const std::string& path) {
+std::vector<hlo::index::ModuleFile> ModuleFilesOf(
+    hlo::index::WorkspaceIndex& index, const std::string& path) {
   std::vector<hlo::index::ModuleFile> files = index.ModuleFiles(path);
   if (files.empty()) {
     index.Refresh({fs::path(path).parent_path()});

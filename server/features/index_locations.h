@@ -23,8 +23,8 @@ Location IndexLocation(const hlo::index::SymbolMatch& match, bool utf16);
 
 // The module files the index groups with `path`; when it has none (not
 // indexed yet, or outside the folders) the file's own folder is looked at.
-std::vector<hlo::index::ModuleFile> ModuleFilesOf(hlo::index::WorkspaceIndex& index,
-                                                  const std::string& path);
+std::vector<hlo::index::ModuleFile> ModuleFilesOf(
+    hlo::index::WorkspaceIndex& index, const std::string& path);
 
 // `path` made absolute and normal, as the index and URIs hold it.
 std::string NormalPath(const std::string& path);

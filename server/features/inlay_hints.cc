@@ -13,9 +13,11 @@ std::vector<InlayHint> InlayHints(const Snapshot& snap, Range range) {
   hlo::Slice comps = hlo::ComputationsOverlapping(file, window);
   for (hlo::Id c = comps.begin; c < comps.end(); ++c) {
     const hlo::Computation& comp = file.computations[c];
-    for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+    for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end();
+         ++i) {
       const hlo::Instruction& inst = file.instructions[i];
-      if (inst.span.end < window.begin || inst.span.begin > window.end) continue;
+      if (inst.span.end < window.begin || inst.span.begin > window.end)
+        continue;
       for (hlo::Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
         const hlo::Operand& op = file.operands[o];
         if (op.name.empty() || op.shape != hlo::kNone ||

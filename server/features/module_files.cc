@@ -17,7 +17,8 @@ ModuleFileEntry EntryOf(const hlo::index::ModuleFile& f) {
       stage = d.stage;
       break;
     case hlo::index::DumpKind::kPassDump:
-      stage = d.pipeline + ".after_" + d.after_pass + ".before_" + d.before_pass;
+      stage =
+          d.pipeline + ".after_" + d.after_pass + ".before_" + d.before_pass;
       break;
     case hlo::index::DumpKind::kPassStep:
       stage = d.pipeline + "." + d.before_pass;
@@ -32,8 +33,8 @@ ModuleFileEntry EntryOf(const hlo::index::ModuleFile& f) {
 
 }  // namespace
 
-Result<std::vector<ModuleFileEntry>> ModuleFiles(hlo::index::WorkspaceIndex& index,
-                                                 const UriParams& params) {
+Result<std::vector<ModuleFileEntry>> ModuleFiles(
+    hlo::index::WorkspaceIndex& index, const UriParams& params) {
   std::string path = UriToPath(params.uri);
   if (path.empty()) return InvalidParams("expected {uri} with a file URI");
   std::vector<ModuleFileEntry> out;
@@ -45,8 +46,9 @@ Result<std::vector<ModuleFileEntry>> ModuleFiles(hlo::index::WorkspaceIndex& ind
   }
   if (!self_listed) {
     // A .pb or a file the index does not hold: still list the file itself.
-    out.push_back(ModuleFileEntry{PathToUri(self),
-                                  std::filesystem::path(self).filename().string(), std::nullopt});
+    out.push_back(ModuleFileEntry{
+        PathToUri(self), std::filesystem::path(self).filename().string(),
+        std::nullopt});
   }
   return out;
 }

@@ -71,7 +71,8 @@ std::vector<DocumentSymbol> DocumentSymbols(const Snapshot& snap) {
       sym.detail += fusion_kinds[c];
     }
     size_t count = 0;
-    for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+    for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end();
+         ++i) {
       if (!file.instructions[i].is_nested) ++count;
     }
     if (!with_instructions) {
@@ -79,14 +80,16 @@ std::vector<DocumentSymbol> DocumentSymbols(const Snapshot& snap) {
       sym.detail += std::to_string(count) + " instructions";
     } else {
       sym.children.reserve(count);
-      for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+      for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end();
+           ++i) {
         if (!file.instructions[i].is_nested) {
           sym.children.push_back(InstructionSymbol(snap, i));
         }
       }
     }
     sym.range = snap.ToRange(comp.span);
-    sym.selection_range = snap.ToRange(comp.name.empty() ? comp.span : comp.name);
+    sym.selection_range =
+        snap.ToRange(comp.name.empty() ? comp.span : comp.name);
     return sym;
   };
 
@@ -100,13 +103,14 @@ std::vector<DocumentSymbol> DocumentSymbols(const Snapshot& snap) {
   for (hlo::Id m = 0; m < file.modules.size(); ++m) {
     const hlo::Module& mod = file.modules[m];
     DocumentSymbol sym;
-    sym.name = mod.name.empty() ? std::string("module") : std::string(file.Text(mod.name));
+    sym.name = mod.name.empty() ? std::string("module")
+                                : std::string(file.Text(mod.name));
     sym.kind = SymbolKind::kModule;
     sym.detail = std::to_string(mod.computations.count) + " computations";
     sym.range = snap.ToRange(mod.span);
-    sym.selection_range = snap.ToRange(mod.name.empty()
-                                           ? hlo::Span{mod.span.begin, mod.span.begin}
-                                           : mod.name);
+    sym.selection_range = snap.ToRange(
+        mod.name.empty() ? hlo::Span{mod.span.begin, mod.span.begin}
+                         : mod.name);
     sym.children.reserve(mod.computations.count);
     for (hlo::Id c = mod.computations.begin; c < mod.computations.end(); ++c) {
       sym.children.push_back(computation_symbol(c));

@@ -35,41 +35,50 @@ struct ReplayJobs::Job {
 namespace {
 
 std::string Summary(const std::string& module_name, const std::string& platform,
-                    const hlo::exec::ReplayResult& r, const std::string& arg_source,
+                    const hlo::exec::ReplayResult& r,
+                    const std::string& arg_source,
                     const std::vector<std::string>* mismatches) {
   if (r.outcome != hlo::exec::ReplayOutcome::kOk) {
     return "replay of " + module_name + " failed: " + r.error;
   }
   char buf[256];
-  std::snprintf(buf, sizeof buf, "replayed %s on %s in %.3f s (%lld participant%s), arguments: %s",
-                module_name.c_str(), platform.c_str(), r.seconds,
-                static_cast<long long>(r.participants), r.participants == 1 ? "" : "s",
-                arg_source.c_str());
+  std::snprintf(
+      buf, sizeof buf,
+      "replayed %s on %s in %.3f s (%lld participant%s), arguments: %s",
+      module_name.c_str(), platform.c_str(), r.seconds,
+      static_cast<long long>(r.participants), r.participants == 1 ? "" : "s",
+      arg_source.c_str());
   std::string summary = buf;
   if (r.first_nonfinite) {
-    summary += "; first NaN/Inf at line " + std::to_string(r.first_nonfinite->line) + ": %" +
+    summary += "; first NaN/Inf at line " +
+               std::to_string(r.first_nonfinite->line) + ": %" +
                r.first_nonfinite->name;
   } else {
     summary += "; no NaN or Inf produced";
   }
-  const std::string reference = platform == "gpu" ? "the CPU run's" : "the snapshot's";
+  const std::string reference =
+      platform == "gpu" ? "the CPU run's" : "the snapshot's";
   if (mismatches) {
     summary += mismatches->empty() ? "; matches " + reference + " result"
                                    : "; differs from " + reference + " result";
   }
   if (r.divergence) {
-    summary += "; first divergence at line " + std::to_string(r.divergence->gpu.line) + ": %" +
+    summary += "; first divergence at line " +
+               std::to_string(r.divergence->gpu.line) + ": %" +
                r.divergence->gpu.name + " (" + r.divergence->detail + ")";
   }
   return summary;
 }
 
-ReplayReport MakeReport(const std::string& module_name, const std::string& platform,
-                        const hlo::exec::ReplayResult& r, const std::string& arg_source,
+ReplayReport MakeReport(const std::string& module_name,
+                        const std::string& platform,
+                        const hlo::exec::ReplayResult& r,
+                        const std::string& arg_source,
                         const std::vector<std::string>* mismatches) {
   ReplayReport report;
   for (const auto& [name, v] : r.outputs) {
-    report.outputs.push_back({name, hlo::exec::ShapeString(v->shape()), v->ToString(8)});
+    report.outputs.push_back(
+        {name, hlo::exec::ShapeString(v->shape()), v->ToString(8)});
   }
   for (const auto& s : r.stats) {
     const bool any = s.stats.elements > s.stats.nan_count + s.stats.inf_count;
@@ -95,9 +104,10 @@ ReplayReport MakeReport(const std::string& module_name, const std::string& platf
   report.error = r.error;
   if (mismatches) report.mismatches = *mismatches;
   if (r.divergence) {
-    report.divergence = ReplayDivergence{r.divergence->gpu.name, r.divergence->gpu.opcode,
-                                         static_cast<int64_t>(r.divergence->gpu.line),
-                                         r.divergence->run, r.divergence->detail};
+    report.divergence =
+        ReplayDivergence{r.divergence->gpu.name, r.divergence->gpu.opcode,
+                         static_cast<int64_t>(r.divergence->gpu.line),
+                         r.divergence->run, r.divergence->detail};
   }
   return report;
 }
@@ -106,7 +116,9 @@ absl::StatusOr<SnapshotContents> LoadSnapshotFile(const std::string& path) {
   auto bytes = FileContents::Read(path);
   if (!bytes.ok()) return bytes.status();
   auto s = LoadSnapshot(bytes->text());
-  if (!s.ok()) return absl::Status(s.status().code(), path + ": " + std::string(s.status().message()));
+  if (!s.ok())
+    return absl::Status(s.status().code(),
+                        path + ": " + std::string(s.status().message()));
   return s;
 }
 
@@ -126,11 +138,14 @@ void ReplayJobs::Shutdown() {
 Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
   std::string path = UriToPath(args.uri);
   if (path.empty()) return InvalidParams("expected {uri} with a file URI");
-  std::vector<std::string> platforms = compare ? args.platforms : std::vector<std::string>{};
-  if (!compare) platforms.push_back(args.platform.empty() ? "cpu" : args.platform);
+  std::vector<std::string> platforms =
+      compare ? args.platforms : std::vector<std::string>{};
+  if (!compare)
+    platforms.push_back(args.platform.empty() ? "cpu" : args.platform);
   bool gpu = false;
   for (const std::string& p : platforms) {
-    if (p != "cpu" && p != "gpu") return InvalidParams("unknown platform: " + p);
+    if (p != "cpu" && p != "gpu")
+      return InvalidParams("unknown platform: " + p);
     gpu = gpu || p == "gpu";
   }
   std::string no_gpu;
@@ -165,16 +180,19 @@ Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
   }
   if (compare && !gpu && (!snapshot || snapshot->results.empty())) {
     // CPU only: the reference must be a recorded result.
-    return RequestFailed("hlo.compare: " + (no_gpu.empty() ? std::string() : no_gpu + ", so ") +
-                         "it compares the CPU run with a snapshot's recorded result; pass "
-                         "{snapshot} naming an HloSnapshot with a result (none found for " +
-                         path + ")");
+    return RequestFailed(
+        "hlo.compare: " + (no_gpu.empty() ? std::string() : no_gpu + ", so ") +
+        "it compares the CPU run with a snapshot's recorded result; pass "
+        "{snapshot} naming an HloSnapshot with a result (none found for " +
+        path + ")");
   }
 
   auto file = std::shared_ptr<const hlo::ParsedFile>(hlo::Parse(*text));
   if (file->HasErrors() || file->modules.empty()) {
-    return RequestFailed(file->modules.empty() ? "no HloModule in " + path
-                                               : "the module has syntax errors; fix them to replay");
+    return RequestFailed(
+        file->modules.empty()
+            ? "no HloModule in " + path
+            : "the module has syntax errors; fix them to replay");
   }
   auto job = std::make_shared<Job>();
   int64_t id;
@@ -185,7 +203,8 @@ Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
     jobs_[id] = job;
     // Keep the latest results only: a result holds per-instruction stats.
     constexpr size_t kKeptJobs = 16;
-    for (auto it = jobs_.begin(); jobs_.size() > kKeptJobs && it != jobs_.end();) {
+    for (auto it = jobs_.begin();
+         jobs_.size() > kKeptJobs && it != jobs_.end();) {
       std::lock_guard<std::mutex> job_lock(it->second->mutex);
       if (it->second->done) {
         dropped.push_back(it->second);
@@ -195,12 +214,14 @@ Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
       }
     }
   }
-  std::string module_name = file->modules[0].name.empty()
-                                ? "module"
-                                : std::string(file->Text(file->modules[0].name));
+  std::string module_name =
+      file->modules[0].name.empty()
+          ? "module"
+          : std::string(file->Text(file->modules[0].name));
   const bool fake = args.fake_data;
   Job* raw = job.get();
-  job->thread = std::thread([raw, file, text, snapshot, fake, compare, gpu, module_name] {
+  job->thread = std::thread([raw, file, text, snapshot, fake, compare, gpu,
+                             module_name] {
     hlo::exec::ReplayOptions options;
     options.collect_stats = true;
     if (gpu) options.platform = hlo::exec::Platform::kGpu;
@@ -218,18 +239,21 @@ Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
       } else {
         have_arguments = false;
         r.outcome = hlo::exec::ReplayOutcome::kRefused;
-        r.error = "snapshot arguments: " + std::string(arguments.status().message());
+        r.error =
+            "snapshot arguments: " + std::string(arguments.status().message());
       }
     }
     if (have_arguments) r = hlo::exec::Replay(*file, 0, options);
     std::vector<std::string> mismatches;
     const bool compared = compare && r.outcome == hlo::exec::ReplayOutcome::kOk;
     if (compared) {
-      mismatches = gpu ? hlo::exec::CompareOutputs(r.reference_outputs, r.outputs)
-                       : hlo::exec::CompareOutputs(snapshot->results, r.outputs);
+      mismatches =
+          gpu ? hlo::exec::CompareOutputs(r.reference_outputs, r.outputs)
+              : hlo::exec::CompareOutputs(snapshot->results, r.outputs);
     }
-    ReplayReport report = MakeReport(module_name, gpu ? "gpu" : "cpu", r, arg_source,
-                                     compared ? &mismatches : nullptr);
+    ReplayReport report =
+        MakeReport(module_name, gpu ? "gpu" : "cpu", r, arg_source,
+                   compared ? &mismatches : nullptr);
     std::lock_guard<std::mutex> lock(raw->mutex);
     raw->report = std::move(report);
     raw->done = true;
@@ -246,7 +270,8 @@ Result<ReplayReport> ReplayJobs::Report(const ReplayResultParams& params,
     auto it = jobs_.find(params.id);
     if (it != jobs_.end()) job = it->second;
   }
-  if (!job) return InvalidParams("no replay with id " + std::to_string(params.id));
+  if (!job)
+    return InvalidParams("no replay with id " + std::to_string(params.id));
   std::unique_lock<std::mutex> lock(job->mutex);
   while (!job->done) {
     job->done_cv.wait_for(lock, std::chrono::milliseconds(100));

@@ -25,7 +25,8 @@ class ReplayJobs {
   // hlo.replay (compare false) and hlo.compare (true).
   Result<ReplayStarted> Start(const ReplayArgs& args, bool compare);
   // hlo/replayResult: waits for the run's report.
-  Result<ReplayReport> Report(const ReplayResultParams& params, const std::atomic<bool>* cancelled);
+  Result<ReplayReport> Report(const ReplayResultParams& params,
+                              const std::atomic<bool>* cancelled);
   void Shutdown();
 
  private:

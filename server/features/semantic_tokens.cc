@@ -27,7 +27,8 @@ struct Token {
 
 void Add(hlo::Span span, uint32_t type, uint32_t modifiers, hlo::Span window,
          std::vector<Token>* out) {
-  if (span.empty() || span.end < window.begin || span.begin > window.end) return;
+  if (span.empty() || span.end < window.begin || span.begin > window.end)
+    return;
   out->push_back(Token{span, type, modifiers});
 }
 
@@ -50,9 +51,11 @@ void Collect(const hlo::ParsedFile& file, hlo::Span window,
     if (comp.result_shape < file.shapes.size()) {
       Add(file.shapes[comp.result_shape].span, kType, 0, window, tokens);
     }
-    for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end(); ++i) {
+    for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end();
+         ++i) {
       const hlo::Instruction& inst = file.instructions[i];
-      if (inst.span.end < window.begin || inst.span.begin > window.end) continue;
+      if (inst.span.end < window.begin || inst.span.begin > window.end)
+        continue;
       Add(inst.name, kVariable, kDeclaration, window, tokens);
       if (inst.shape < file.shapes.size()) {
         Add(file.shapes[inst.shape].span, kType, 0, window, tokens);
@@ -99,9 +102,9 @@ SemanticTokens Encode(const Snapshot& snap, std::vector<Token> tokens) {
     uint32_t delta_line = start.line - prev.line;
     uint32_t delta_char =
         delta_line == 0 ? start.character - prev.character : start.character;
-    out.data.insert(out.data.end(), {delta_line, delta_char,
-                                     end.character - start.character, t.type,
-                                     t.modifiers});
+    out.data.insert(out.data.end(),
+                    {delta_line, delta_char, end.character - start.character,
+                     t.type, t.modifiers});
     prev = start;
   }
   return out;
@@ -111,8 +114,8 @@ SemanticTokens Encode(const Snapshot& snap, std::vector<Token> tokens) {
 
 const std::vector<const char*>& SemanticTokenTypes() {
   static const std::vector<const char*> kTypes = {
-      "namespace", "function", "variable", "parameter", "type", "keyword",
-      "property"};
+      "namespace", "function", "variable", "parameter",
+      "type",      "keyword",  "property"};
   return kTypes;
 }
 

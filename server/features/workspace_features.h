@@ -21,21 +21,23 @@ namespace hlo_lsp {
 // far), and hlo.search (complete: waits for the first indexing).
 inline constexpr size_t kMaxWorkspaceSymbols = 500;
 inline constexpr size_t kMaxSearchHits = 500;
-Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(Workspace& workspace,
-                                                      const WorkspaceSymbolParams& params);
-Result<std::vector<SearchHit>> SearchSymbols(Workspace& workspace, const SearchArgs& args,
-                                             const std::atomic<bool>* cancelled);
+Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(
+    Workspace& workspace, const WorkspaceSymbolParams& params);
+Result<std::vector<SearchHit>> SearchSymbols(
+    Workspace& workspace, const SearchArgs& args,
+    const std::atomic<bool>* cancelled);
 
 // module_files.cc: hlo/moduleFiles and hlo.moduleFiles, the stages and pass
 // dumps of the module a file belongs to, the file itself always listed.
-Result<std::vector<ModuleFileEntry>> ModuleFiles(hlo::index::WorkspaceIndex& index,
-                                                 const UriParams& params);
+Result<std::vector<ModuleFileEntry>> ModuleFiles(
+    hlo::index::WorkspaceIndex& index, const UriParams& params);
 
 // code_actions.cc
 std::vector<CodeAction> CodeActions(const CodeActionParams& params);
 
 // code_lens.cc: on the HloModule line, the module's other stages.
-std::vector<CodeLens> CodeLenses(const Snapshot& snap, hlo::index::WorkspaceIndex& index);
+std::vector<CodeLens> CodeLenses(const Snapshot& snap,
+                                 hlo::index::WorkspaceIndex& index);
 
 }  // namespace hlo_lsp
 

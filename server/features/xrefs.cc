@@ -22,7 +22,8 @@ Location At(const Snapshot& snap, hlo::Span span) {
 std::vector<hlo::Span> CallSiteOperands(const hlo::ParsedFile& file,
                                         hlo::Id parameter_instruction) {
   std::vector<hlo::Span> out;
-  std::optional<int64_t> number = hlo::ParameterNumber(file, parameter_instruction);
+  std::optional<int64_t> number =
+      hlo::ParameterNumber(file, parameter_instruction);
   if (!number) return out;
   hlo::Id comp = file.instructions[parameter_instruction].computation;
   for (hlo::Id ref : hlo::CallersOf(file, comp)) {
@@ -35,7 +36,8 @@ std::vector<hlo::Span> CallSiteOperands(const hlo::ParsedFile& file,
 // The name under the cursor (`%name`, `name`), without its sigil.
 std::string WordAt(std::string_view text, size_t offset) {
   auto is_name = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '.' || c == '-';
   };
   if (offset > text.size()) return "";
   size_t begin = offset, end = offset;
@@ -46,7 +48,8 @@ std::string WordAt(std::string_view text, size_t offset) {
 
 // Locations of the computation `name` in the other files of the module that
 // `uri` belongs to.
-std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index, const Snapshot& snap,
+std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index,
+                                          const Snapshot& snap,
                                           const std::string& name) {
   std::vector<Location> out;
   std::string path = UriToPath(snap.uri);
@@ -63,13 +66,16 @@ std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index, con
   const bool utf16 = snap.unit == hlo::ColumnUnit::kUtf16CodeUnits;
   for (const hlo::index::SymbolMatch& m : *matches) {
     if (m.name != name) continue;
-    if (std::find(others.begin(), others.end(), m.absolute_path) == others.end()) continue;
+    if (std::find(others.begin(), others.end(), m.absolute_path) ==
+        others.end())
+      continue;
     out.push_back(IndexLocation(m, utf16));
   }
   return out;
 }
 
-std::vector<Location> DefinitionInFile(const Snapshot& snap, Position position) {
+std::vector<Location> DefinitionInFile(const Snapshot& snap,
+                                       Position position) {
   const hlo::ParsedFile& file = *snap.file;
   hlo::NodeAt node = hlo::FindNodeAt(file, snap.ToOffset(position));
   hlo::NodeAt def = hlo::DefinitionOf(file, node);
@@ -98,15 +104,17 @@ std::vector<Location> DefinitionInFile(const Snapshot& snap, Position position) 
 
 // The declaration and uses of what is under the cursor, as spans; the
 // first entry is the declaration when `with_declaration`.
-std::vector<hlo::Span> Occurrences(const hlo::ParsedFile& file, hlo::Offset offset,
-                                   bool with_declaration, bool* found) {
+std::vector<hlo::Span> Occurrences(const hlo::ParsedFile& file,
+                                   hlo::Offset offset, bool with_declaration,
+                                   bool* found) {
   std::vector<hlo::Span> spans;
   hlo::NodeAt def = hlo::DefinitionOf(file, hlo::FindNodeAt(file, offset));
   *found = def.kind != hlo::NodeKind::kNone;
   if (!*found) return spans;
   if (with_declaration) spans.push_back(def.span);
   if (def.kind == hlo::NodeKind::kInstructionName) {
-    for (const hlo::Use& use : hlo::UsersOf(file, def.id)) spans.push_back(use.span);
+    for (const hlo::Use& use : hlo::UsersOf(file, def.id))
+      spans.push_back(use.span);
   } else if (def.kind == hlo::NodeKind::kComputationName) {
     for (hlo::Id ref : hlo::CallersOf(file, def.id)) {
       spans.push_back(file.computation_refs[ref].name);
@@ -122,7 +130,8 @@ std::vector<Location> Definition(const Snapshot& snap, Position position,
   std::vector<Location> found = DefinitionInFile(snap, position);
   if (!found.empty() || index == nullptr || snap.text == nullptr) return found;
   std::string word = WordAt(*snap.text, snap.ToOffset(position));
-  if (word.empty() || word[0] == '%' || std::isdigit(static_cast<unsigned char>(word[0]))) {
+  if (word.empty() || word[0] == '%' ||
+      std::isdigit(static_cast<unsigned char>(word[0]))) {
     return found;
   }
   return DefinitionElsewhere(*index, snap, word);

@@ -13,7 +13,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 
-constexpr char kClean[] = R"(HloModule clean, entry_computation_layout={(f32[4]{0})->f32[]}
+constexpr char kClean[] =
+    R"(HloModule clean, entry_computation_layout={(f32[4]{0})->f32[]}
 
 %sum (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
@@ -92,9 +93,9 @@ TEST(CliCheckTest, ColumnsCountBytesAndCrlfKeepsLines) {
   RunResult r = cli.Run("check crlf.hlo");
   EXPECT_EQ(r.exit_code, 1);
   int column = ColumnOf(text, 4, "missing");
-  EXPECT_THAT(r.out, MatchesRegex("crlf\\.hlo:4:(" + std::to_string(column) +
-                                  "|" + std::to_string(column - 1) +
-                                  "): error: [^\n]*\n"));
+  EXPECT_THAT(r.out,
+              MatchesRegex("crlf\\.hlo:4:(" + std::to_string(column) + "|" +
+                           std::to_string(column - 1) + "): error: [^\n]*\n"));
   // A two-byte character earlier on the line counts two columns.
   std::string bytes_text =
       "HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n"

@@ -1,9 +1,9 @@
 // --help, --version, usage and I/O errors: exit codes 0 and 2 of contracts.md.
 #include <string>
 
+#include "cli_runner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cli_runner.h"
 
 namespace hlo_lsp::testing {
 namespace {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/corpus_files.h"
 #include "hlo/parser.h"
+#include "tests/corpus_files.h"
 
 namespace hlo {
 namespace {
@@ -49,7 +49,6 @@ std::map<std::string, std::string> ReadKnownInvalid() {
   return known;
 }
 
-
 // Names the file being parsed if the parser crashes, then lets the previous
 // handler (the sanitizer's, or the default) do its work.
 char g_current_file[4096];
@@ -78,8 +77,8 @@ std::string FirstDiagnostics(const std::string& path, const ParsedFile& file,
     if (d.severity != Severity::kError) continue;
     if (count-- == 0) break;
     LineColumn at = file.lines().ToLineColumn(d.span.begin);
-    out << "    " << path << ":" << at.line + 1 << ":" << at.column + 1
-        << ": " << d.message << "\n";
+    out << "    " << path << ":" << at.line + 1 << ":" << at.column + 1 << ": "
+        << d.message << "\n";
   }
   return out.str();
 }
@@ -125,9 +124,9 @@ TEST(CorpusTest, EveryFileParsesWithoutCrashAndCleanFilesHaveNoErrors) {
                   entry.path.c_str());
     auto start = std::chrono::steady_clock::now();
     std::unique_ptr<ParsedFile> file = Parse(text);
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count();
+    seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     bytes += text.size();
     ++parsed;
     bool failed = file->HasErrors();

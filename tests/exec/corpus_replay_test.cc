@@ -49,7 +49,8 @@ TEST(CorpusReplayTest, EntryComputationsEvaluate) {
     std::stringstream ss;
     ss << in.rdbuf();
     const std::string text = ss.str();
-    if (text.compare(0, 9, "HloModule") != 0 && text.find("\nHloModule") == std::string::npos &&
+    if (text.compare(0, 9, "HloModule") != 0 &&
+        text.find("\nHloModule") == std::string::npos &&
         text.find("ENTRY") == std::string::npos)
       continue;
     auto file = Parse(text);
@@ -88,16 +89,19 @@ TEST(CorpusReplayTest, EntryComputationsEvaluate) {
       }
       if (dump || r.outcome != ReplayOutcome::kOk)
         std::printf("  %s [%u]: %s %s\n", path.filename().c_str(), m,
-                    r.outcome == ReplayOutcome::kOk ? "ok" :
-                    r.outcome == ReplayOutcome::kRefused ? "refused:" : "failed:",
+                    r.outcome == ReplayOutcome::kOk        ? "ok"
+                    : r.outcome == ReplayOutcome::kRefused ? "refused:"
+                                                           : "failed:",
                     r.error.substr(0, 160).c_str());
     }
   }
-  std::printf("corpus: %d entry computations, %d without an unsupported op, "
-              "%d over 256 MiB, %d replayed: %d ok, %d refused while running, "
-              "%d failed (%d crashed)\n",
-              modules, supported, too_big, ran, ok, refused, failed, crashed);
-  for (const auto& [why, n] : reasons) std::printf("  %4d x %s\n", n, why.c_str());
+  std::printf(
+      "corpus: %d entry computations, %d without an unsupported op, "
+      "%d over 256 MiB, %d replayed: %d ok, %d refused while running, "
+      "%d failed (%d crashed)\n",
+      modules, supported, too_big, ran, ok, refused, failed, crashed);
+  for (const auto& [why, n] : reasons)
+    std::printf("  %4d x %s\n", n, why.c_str());
   EXPECT_EQ(crashed, 0);
   EXPECT_GT(supported, modules / 2);
   EXPECT_GE(ok, ran * 9 / 10);

@@ -39,10 +39,9 @@ inline std::vector<double> Values(const Literal& lit) {
 
 // Runs the entry on `args`; the result of participant 0.
 inline absl::StatusOr<Value> RunHlo(const std::string& text,
-                                 std::vector<Value> args = {}) {
+                                    std::vector<Value> args = {}) {
   Parsed p = ParseModule(text);
-  if (p.file->modules.empty())
-    return absl::InvalidArgumentError("no module");
+  if (p.file->modules.empty()) return absl::InvalidArgumentError("no module");
   if (p.file->HasErrors())
     return absl::InvalidArgumentError(p.file->diagnostics[0].message);
   if (absl::Status s = CheckSupported(*p.file, 0); !s.ok()) return s;

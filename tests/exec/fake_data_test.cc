@@ -35,7 +35,8 @@ ENTRY e {
   EXPECT_GT(hi, 100);
   auto again = MakeFakeArguments(*p.file, 0, 0, nullptr);
   EXPECT_EQ((*again)[0]->GetDouble(7), (*args)[0]->GetDouble(7));
-  auto other = MakeFakeArguments(*p.file, 0, 2, nullptr);  // minstd: seeds 0 and 1 agree
+  auto other =
+      MakeFakeArguments(*p.file, 0, 2, nullptr);  // minstd: seeds 0 and 1 agree
   EXPECT_NE((*other)[0]->GetDouble(7), (*args)[0]->GetDouble(7));
 }
 
@@ -93,7 +94,9 @@ ENTRY e {
   for (int64_t i = 0; i < 50; ++i) keys.insert((*args)[4]->GetInt(i));
   EXPECT_EQ(keys.size(), 50u);  // no duplicate sort keys
   ASSERT_GE(notes.size(), 3u);
-  EXPECT_NE(notes[0].find("arg1: dynamic-slice index in [0, 7]"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("arg1: dynamic-slice index in [0, 7]"),
+            std::string::npos)
+      << notes[0];
 }
 
 }  // namespace

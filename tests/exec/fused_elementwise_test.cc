@@ -20,8 +20,8 @@ using testing::ParseModule;
 Value Ramp(PrimitiveType t, int64_t n, double scale) {
   auto lit = Literal::CreateArray(t, {n});
   for (int64_t i = 0; i < n; ++i)
-    lit->SetDouble(i, scale * (static_cast<double>((i * 7919) % 2003) - 1001) /
-                          1001.0);
+    lit->SetDouble(
+        i, scale * (static_cast<double>((i * 7919) % 2003) - 1001) / 1001.0);
   return std::make_shared<const Literal>(*std::move(lit));
 }
 
@@ -130,7 +130,8 @@ TEST(FusedElementwise, MultiDimensionalAndIntegerOps) {
       "HloModule m\n\n"
       "fused {\n"
       "  x = s32[300,700] parameter(0)\n  y = s32[300,700] parameter(1)\n"
-      "  k = s32[] constant(3)\n  kb = s32[300,700] broadcast(k), dimensions={}\n"
+      "  k = s32[] constant(3)\n  kb = s32[300,700] broadcast(k), "
+      "dimensions={}\n"
       "  d = s32[300,700] divide(x, kb)\n  sh = s32[300,700] shift-left(d, y)\n"
       "  ROOT r = s32[300,700] maximum(sh, x)\n}\n\n"
       "ENTRY e {\n  p0 = s32[300,700] parameter(0)\n"
@@ -161,7 +162,8 @@ TEST(FusedElementwise, NonElementwiseFusionStillRuns) {
       "  ROOT r = f32[] reduce(e, z), dimensions={0}, to_apply=add\n}\n\n"
       "ENTRY e {\n  p0 = f32[100000] parameter(0)\n"
       "  ROOT f = f32[] fusion(p0), kind=kInput, calls=fused\n}\n";
-  auto [plain, blockwise] = RunBoth(text, {Ramp(PrimitiveType::kF32, 100000, 1)});
+  auto [plain, blockwise] =
+      RunBoth(text, {Ramp(PrimitiveType::kF32, 100000, 1)});
   ASSERT_TRUE(plain && blockwise);
   ExpectSameBits(*plain, *blockwise);
 }

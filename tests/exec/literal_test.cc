@@ -100,10 +100,13 @@ TEST(LiteralTest, HugeArrayIsRefusedBeforeAllocating) {
   SetMemoryLimit(int64_t{1} << 30);
   const auto start = std::chrono::steady_clock::now();
   auto big = Literal::CreateArray(P::kF32, {1000000, 1000000});
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   SetMemoryLimit(0);
   ASSERT_FALSE(big.ok());
-  EXPECT_NE(std::string(big.status().message()).find("4000000000000 bytes"), std::string::npos)
+  EXPECT_NE(std::string(big.status().message()).find("4000000000000 bytes"),
+            std::string::npos)
       << big.status().message();
   EXPECT_LT(s, 0.1);
   auto overflow = Literal::CreateArray(P::kF32, {INT64_MAX / 2, 4});

@@ -50,9 +50,10 @@ std::string Module(const std::string& type, const std::string& op, int arity,
                    bool scalar_b, const std::string& result_type = "") {
   const std::string dims = "[" + std::to_string(kCount) + "]";
   const std::string out = result_type.empty() ? type : result_type;
-  std::string text = "HloModule m\nENTRY e {\n  a = " + type + dims +
-                     " parameter(0)\n";
-  if (arity == 1) return text + "  ROOT r = " + out + dims + " " + op + "(a)\n}\n";
+  std::string text =
+      "HloModule m\nENTRY e {\n  a = " + type + dims + " parameter(0)\n";
+  if (arity == 1)
+    return text + "  ROOT r = " + out + dims + " " + op + "(a)\n}\n";
   text += "  b = " + type + (scalar_b ? "[]" : dims) + " parameter(1)\n";
   // A scalar b is used as is (implicit broadcast, as old dumps have it).
   return text + "  ROOT r = " + out + dims + " " + op + "(a, b)\n}\n";
@@ -73,10 +74,10 @@ void ExpectRoundedF32(P type, const std::string& name, int bytes,
   }
   const bool compare = !direction.empty();
   std::string full_op = compare ? "compare" : op;
-  std::string narrow_text = Module(name, full_op, arity, scalar_b,
-                                   compare ? "pred" : "");
-  std::string f32_text = Module("f32", full_op, arity, scalar_b,
-                                compare ? "pred" : "");
+  std::string narrow_text =
+      Module(name, full_op, arity, scalar_b, compare ? "pred" : "");
+  std::string f32_text =
+      Module("f32", full_op, arity, scalar_b, compare ? "pred" : "");
   if (compare) {
     const std::string attr = ", direction=" + direction + "\n}";
     narrow_text.replace(narrow_text.rfind("\n}"), 2, attr);
@@ -94,8 +95,9 @@ void ExpectRoundedF32(P type, const std::string& name, int bytes,
     rounded->SetDouble(i, w);
     const double g = (*got)->GetDouble(i);
     const double r = rounded->GetDouble(i);
-    const bool same = std::isnan(r) ? std::isnan(g)
-                                    : g == r && std::signbit(g) == std::signbit(r);
+    const bool same = std::isnan(r)
+                          ? std::isnan(g)
+                          : g == r && std::signbit(g) == std::signbit(r);
     if (!same && ++mismatches <= 5) {
       ADD_FAILURE() << "element " << i << ": got " << g << ", f32 gives " << w
                     << ", rounded " << r;
@@ -126,8 +128,8 @@ TEST_P(NarrowFloatTest, BinaryOpsRoundTheF32Result) {
 TEST_P(NarrowFloatTest, UnaryOpsRoundTheF32Result) {
   const NarrowType& t = GetParam();
   // exponential, log, tanh and sqrt take the vectorized f32 kernels.
-  for (const char* op : {"exponential", "log", "tanh", "sqrt", "negate",
-                         "sine", "floor", "sign"}) {
+  for (const char* op : {"exponential", "log", "tanh", "sqrt", "negate", "sine",
+                         "floor", "sign"}) {
     ExpectRoundedF32(t.type, t.name, t.bytes, op, 1);
   }
 }

@@ -72,7 +72,8 @@ void ExpectSameReport(const ParsedFile& file, const Both& b,
     EXPECT_EQ(x->inf_count, y->inf_count);
     EXPECT_EQ(std::bit_cast<uint64_t>(x->min), std::bit_cast<uint64_t>(y->min));
     EXPECT_EQ(std::bit_cast<uint64_t>(x->max), std::bit_cast<uint64_t>(y->max));
-    EXPECT_EQ(std::bit_cast<uint64_t>(x->mean()), std::bit_cast<uint64_t>(y->mean()));
+    EXPECT_EQ(std::bit_cast<uint64_t>(x->mean()),
+              std::bit_cast<uint64_t>(y->mean()));
   }
   ASSERT_TRUE(b.all.results.size() == 1 && b.origin.results.size() == 1);
   const Literal& p = *b.all.results[0];
@@ -159,12 +160,12 @@ TEST(NonfiniteOrigin, OriginInAComputationThatRanFusedBefore) {
 // The replay API, as the CLI calls it with and without --stats: the same
 // NaN origin line (name, line, counts).
 TEST(NonfiniteOrigin, ReplayReportsTheSameOrigin) {
-  auto p = ParseModule(Sized(
-      "HloModule m\n\n"
-      "fused {\n  x = f32[N] parameter(0)\n  l = f32[N] log(x)\n"
-      "  ROOT m = f32[N] multiply(l, x)\n}\n\n"
-      "ENTRY e {\n  a = f32[N] parameter(0)\n"
-      "  ROOT f = f32[N] fusion(a), kind=kLoop, calls=fused\n}\n"));
+  auto p = ParseModule(
+      Sized("HloModule m\n\n"
+            "fused {\n  x = f32[N] parameter(0)\n  l = f32[N] log(x)\n"
+            "  ROOT m = f32[N] multiply(l, x)\n}\n\n"
+            "ENTRY e {\n  a = f32[N] parameter(0)\n"
+            "  ROOT f = f32[N] fusion(a), kind=kLoop, calls=fused\n}\n"));
   ASSERT_FALSE(p.file->HasErrors());
   ReplayOptions o;
   o.collect_stats = true;
@@ -211,24 +212,30 @@ TEST(NonfiniteOrigin, ShowsInResult) {
       {"l = f32[8] log(x)\n ROOT r = f32[8] exponential(l)", false},
       {"l = f32[8] log(x)\n ROOT r = f32[8] maximum(l, y)", false},
       {"l = f32[8] log(x)\n c = f32[4] slice(l), slice={[0:4]}\n"
-       " ROOT r = f32[4] negate(c)", false},
+       " ROOT r = f32[4] negate(c)",
+       false},
       {"l = f32[8] log(x)\n c = s32[8] convert(l)\n ROOT r = s32[8] negate(c)",
        false},
       {"l = f32[8] log(x)\n c = f16[8] convert(l)\n ROOT r = f16[8] negate(c)",
        true},
       {"l = f32[8] log(x)\n t = f32[8] tanh(y)\n ROOT r = (f32[8], f32[8]) "
-       "tuple(l, t)", true},
+       "tuple(l, t)",
+       true},
       {"l = f32[8] log(x)\n e = f32[8] exponential(l)\n s = f32[8] add(l, e)\n"
-       " ROOT r = f32[2,8] broadcast(s), dimensions={1}", true},
-      {"c = pred[8] compare(x, y), direction=LT\n ROOT r = f32[8] select(c, x, y)",
+       " ROOT r = f32[2,8] broadcast(s), dimensions={1}",
+       true},
+      {"c = pred[8] compare(x, y), direction=LT\n ROOT r = f32[8] select(c, x, "
+       "y)",
        true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.body);
-    auto p = ParseModule("HloModule m\n\nfused {\n x = f32[8] parameter(0)\n"
-                         " y = f32[8] parameter(1)\n " + c.body +
-                         "\n}\n\nENTRY e {\n a = f32[8] parameter(0)\n"
-                         " ROOT f = f32[8] fusion(a, a), kind=kLoop, calls=fused\n}\n");
+    auto p = ParseModule(
+        "HloModule m\n\nfused {\n x = f32[8] parameter(0)\n"
+        " y = f32[8] parameter(1)\n " +
+        c.body +
+        "\n}\n\nENTRY e {\n a = f32[8] parameter(0)\n"
+        " ROOT f = f32[8] fusion(a, a), kind=kLoop, calls=fused\n}\n");
     std::unique_ptr<Plan> keep;
     const Plan* plan = FusedPlan(*p.file, &keep);
     ASSERT_TRUE(plan);

@@ -30,7 +30,8 @@ TEST(NpzTest, RoundTripKeepsTypesShapesAndBits) {
   ASSERT_EQ(out->size(), in.size());  // .dtype companions are folded in
   for (size_t k = 0; k < in.size(); ++k) {
     EXPECT_EQ(out->at(k).first, in[k].first);
-    EXPECT_EQ(ShapeString(out->at(k).second->shape()), ShapeString(in[k].second->shape()));
+    EXPECT_EQ(ShapeString(out->at(k).second->shape()),
+              ShapeString(in[k].second->shape()));
     EXPECT_EQ(Values(*out->at(k).second), Values(*in[k].second)) << in[k].first;
   }
 }
@@ -45,8 +46,10 @@ TEST(NpzTest, NonNumpyTypesAreUnsignedBitsWithDtypeKey) {
 
 TEST(NpzTest, RejectsGarbage) {
   EXPECT_FALSE(DecodeNpz("not a zip at all, but long enough to look").ok());
-  EXPECT_FALSE(DecodeNpy("\x93NUMPY\x01\x00\xff\xff", PrimitiveType::kInvalid).ok());
-  std::string truncated = *EncodeNpz({{"a", Array(P::kF32, {4}, {1, 2, 3, 4})}});
+  EXPECT_FALSE(
+      DecodeNpy("\x93NUMPY\x01\x00\xff\xff", PrimitiveType::kInvalid).ok());
+  std::string truncated =
+      *EncodeNpz({{"a", Array(P::kF32, {4}, {1, 2, 3, 4})}});
   truncated.resize(truncated.size() / 2);
   EXPECT_FALSE(DecodeNpz(truncated).ok());
 }
@@ -59,13 +62,18 @@ TEST(NpzTest, NumpyInterop) {
   const std::string dir = ::testing::TempDir();
   const std::string ours = dir + "/ours.npz", theirs = dir + "/theirs.npz";
   ASSERT_TRUE(WriteNpzFile(ours, {{"x", Array(P::kS32, {2, 2}, {1, 2, 3, 4})},
-                                  {"y", Array(P::kBF16, {1}, {1.0})}}).ok());
+                                  {"y", Array(P::kBF16, {1}, {1.0})}})
+                  .ok());
   const std::string script =
       "import numpy as np\n"
-      "d = np.load('" + ours + "')\n"
+      "d = np.load('" +
+      ours +
+      "')\n"
       "assert d['x'].tolist() == [[1, 2], [3, 4]], d['x']\n"
       "assert d['y'].tolist() == [0x3f80] and d['y.dtype'] == b'bf16'\n"
-      "np.savez_compressed('" + theirs + "', a=np.arange(6, dtype=np.float64).reshape(2, 3),"
+      "np.savez_compressed('" +
+      theirs +
+      "', a=np.arange(6, dtype=np.float64).reshape(2, 3),"
       " b=np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3)))\n";
   const std::string py = dir + "/interop.py";
   std::ofstream(py) << script;
@@ -73,8 +81,10 @@ TEST(NpzTest, NumpyInterop) {
   auto back = ReadNpzFile(theirs);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->size(), 2u);
-  EXPECT_EQ(Values(*back->at(0).second), (std::vector<double>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(Values(*back->at(1).second), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(Values(*back->at(0).second),
+            (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(Values(*back->at(1).second),
+            (std::vector<double>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(back->at(1).second->dims(), (std::vector<int64_t>{2, 3}));
 }
 

@@ -13,11 +13,12 @@ namespace {
 
 TEST(NumpyDiffTest, ReplayMatchesNumpy) {
   if (!std::filesystem::exists(HLO_LSP_BINARY)) GTEST_SKIP() << "no binary";
-  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no python3";
+  if (!std::filesystem::exists("/usr/bin/python3"))
+    GTEST_SKIP() << "no python3";
   const std::string workdir = ::testing::TempDir() + "/numpy_diff";
-  const std::string cmd = std::string("/usr/bin/python3 ") + HLO_LSP_SOURCE_DIR +
-                          "/tests/exec/numpy_diff.py " + HLO_LSP_BINARY + " " +
-                          workdir + " 2>&1";
+  const std::string cmd = std::string("/usr/bin/python3 ") +
+                          HLO_LSP_SOURCE_DIR + "/tests/exec/numpy_diff.py " +
+                          HLO_LSP_BINARY + " " + workdir + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;

@@ -16,24 +16,24 @@ using V = std::vector<double>;
 
 std::string Binary(const std::string& type, const std::string& op,
                    const std::string& dims = "[4]") {
-  return "HloModule m\nENTRY e {\n  a = " + type + dims + " parameter(0)\n  b = " +
-         type + dims + " parameter(1)\n  ROOT r = " + type + dims + " " + op +
-         "(a, b)\n}\n";
+  return "HloModule m\nENTRY e {\n  a = " + type + dims +
+         " parameter(0)\n  b = " + type + dims +
+         " parameter(1)\n  ROOT r = " + type + dims + " " + op + "(a, b)\n}\n";
 }
 
 TEST(ElementwiseTest, IntegerDivisionEdges) {
   auto r = RunHlo(Binary("s32", "divide"),
-               {Array(P::kS32, {4}, {7, -7, double(INT32_MIN), 5}),
-                Array(P::kS32, {4}, {2, 0, -1, -2})});
+                  {Array(P::kS32, {4}, {7, -7, double(INT32_MIN), 5}),
+                   Array(P::kS32, {4}, {2, 0, -1, -2})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(**r), (V{3, -1, double(INT32_MIN), -2}));
   auto m = RunHlo(Binary("s32", "remainder"),
-               {Array(P::kS32, {4}, {7, -7, double(INT32_MIN), 5}),
-                Array(P::kS32, {4}, {2, 0, -1, -2})});
+                  {Array(P::kS32, {4}, {7, -7, double(INT32_MIN), 5}),
+                   Array(P::kS32, {4}, {2, 0, -1, -2})});
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(Values(**m), (V{1, -7, 0, 1}));
-  auto u = RunHlo(Binary("u8", "divide"),
-               {Array(P::kU8, {4}, {7, 9, 0, 255}), Array(P::kU8, {4}, {2, 0, 0, 16})});
+  auto u = RunHlo(Binary("u8", "divide"), {Array(P::kU8, {4}, {7, 9, 0, 255}),
+                                           Array(P::kU8, {4}, {2, 0, 0, 16})});
   ASSERT_TRUE(u.ok()) << u.status();
   EXPECT_EQ(Values(**u), (V{3, 255, 255, 15}));
 }
@@ -68,11 +68,12 @@ TEST(ElementwiseTest, MinMaxPropagateNaN) {
 
 TEST(ElementwiseTest, IntegerOverflowWraps) {
   auto r = RunHlo(Binary("s8", "add"), {Array(P::kS8, {4}, {127, -128, 100, 1}),
-                                     Array(P::kS8, {4}, {1, -1, 100, 1})});
+                                        Array(P::kS8, {4}, {1, -1, 100, 1})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(**r), (V{-128, 127, -56, 2}));
-  auto p = RunHlo(Binary("s32", "power"), {Array(P::kS32, {4}, {2, 3, -1, 2}),
-                                        Array(P::kS32, {4}, {10, 0, -3, -1})});
+  auto p =
+      RunHlo(Binary("s32", "power"), {Array(P::kS32, {4}, {2, 3, -1, 2}),
+                                      Array(P::kS32, {4}, {10, 0, -3, -1})});
   EXPECT_EQ(Values(**p), (V{1024, 1, -1, 0}));
 }
 
@@ -94,8 +95,9 @@ ENTRY e {
 }
 
 TEST(ElementwiseTest, Bf16ArithmeticRoundsEachResult) {
-  auto r = RunHlo(Binary("bf16", "add", "[2]"),
-               {Array(P::kBF16, {2}, {1, 256}), Array(P::kBF16, {2}, {0.00390625, 1})});
+  auto r = RunHlo(
+      Binary("bf16", "add", "[2]"),
+      {Array(P::kBF16, {2}, {1, 256}), Array(P::kBF16, {2}, {0.00390625, 1})});
   ASSERT_TRUE(r.ok()) << r.status();
   // 1 + 2^-8 ties to 1; 256 + 1 = 257 is not representable (8 bits): 256.
   EXPECT_EQ(Values(**r), (V{1, 256}));
@@ -140,10 +142,12 @@ ENTRY e {
   ROOT dus = s32[5] dynamic-update-slice(x, u, i)
 })";
   auto ds_text = std::string(text);
-  auto r = RunHlo(text, {Array(P::kS32, {5}, {0, 1, 2, 3, 4}), Array(P::kS32, {}, {10})});
+  auto r = RunHlo(
+      text, {Array(P::kS32, {5}, {0, 1, 2, 3, 4}), Array(P::kS32, {}, {10})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(**r), (V{0, 1, 2, 8, 9}));  // start 10 clamped to 3
-  auto neg = RunHlo(text, {Array(P::kS32, {5}, {0, 1, 2, 3, 4}), Array(P::kS32, {}, {-4})});
+  auto neg = RunHlo(
+      text, {Array(P::kS32, {5}, {0, 1, 2, 3, 4}), Array(P::kS32, {}, {-4})});
   EXPECT_EQ(Values(**neg), (V{8, 9, 2, 3, 4}));
 }
 
@@ -260,8 +264,9 @@ ENTRY e {
   b = f32[2,3,1] parameter(1)
   ROOT d = f32[2,2,1] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
 })";
-  auto r = RunHlo(text, {Array(P::kF32, {2, 2, 3}, {1, 2, 3, 4, 5, 6, 1, 0, 0, 0, 1, 0}),
-                      Array(P::kF32, {2, 3, 1}, {1, 1, 1, 7, 8, 9})});
+  auto r = RunHlo(
+      text, {Array(P::kF32, {2, 2, 3}, {1, 2, 3, 4, 5, 6, 1, 0, 0, 0, 1, 0}),
+             Array(P::kF32, {2, 3, 1}, {1, 1, 1, 7, 8, 9})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(**r), (V{6, 15, 7, 8}));
 }
@@ -275,7 +280,7 @@ ENTRY e {
 })";
   // a^T b with a = {{1,2,3},{4,5,6}}, b = {{1,0},{0,1}} -> a^T.
   auto r = RunHlo(text, {Array(P::kS32, {2, 3}, {1, 2, 3, 4, 5, 6}),
-                      Array(P::kS32, {2, 2}, {1, 0, 0, 1})});
+                         Array(P::kS32, {2, 2}, {1, 0, 0, 1})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(**r), (V{1, 4, 2, 5, 3, 6}));
 }
@@ -287,9 +292,10 @@ ENTRY e {
   k = f32[1,1,3] parameter(1)
   ROOT c = f32[1,1,3] convolution(x, k), window={size=3 stride=2 pad=1_1}, dim_labels=bf0_oi0->bf0
 })";
-  // padded x: 0 1 2 3 4 5 0; windows at 0,2,4: (0,1,2)(2,3,4)(4,5,0) . (1,10,100)
+  // padded x: 0 1 2 3 4 5 0; windows at 0,2,4: (0,1,2)(2,3,4)(4,5,0) .
+  // (1,10,100)
   auto r = RunHlo(text, {Array(P::kF32, {1, 1, 5}, {1, 2, 3, 4, 5}),
-                      Array(P::kF32, {1, 1, 3}, {1, 10, 100})});
+                         Array(P::kF32, {1, 1, 3}, {1, 10, 100})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(**r), (V{210, 432, 54}));
 }
@@ -302,7 +308,8 @@ ENTRY e {
   ROOT c = f32[1,2,1] convolution(x, k), window={size=1}, dim_labels=bf0_io0->bf0, feature_group_count=2
 })";
   // Depthwise: each output feature sees only its own input feature.
-  auto r = RunHlo(text, {Array(P::kF32, {1, 2, 1}, {3, 5}), Array(P::kF32, {1, 2, 1}, {10, 100})});
+  auto r = RunHlo(text, {Array(P::kF32, {1, 2, 1}, {3, 5}),
+                         Array(P::kF32, {1, 2, 1}, {10, 100})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(**r), (V{30, 500}));
 }
@@ -322,7 +329,8 @@ ENTRY e {
   s = f32[3,2] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
   ROOT t = (f32[2,2], f32[3,2]) tuple(g, s)
 })";
-  auto r = RunHlo(text, {Array(P::kF32, {3, 2}, {1, 2, 3, 4, 5, 6}), Array(P::kS32, {2}, {2, 7})});
+  auto r = RunHlo(text, {Array(P::kF32, {3, 2}, {1, 2, 3, 4, 5, 6}),
+                         Array(P::kS32, {2}, {2, 7})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Values(*(*r)->elements()[0]), (V{5, 6, 5, 6}));  // 7 clamps to 2
   // Scatter: index 2 gets +1; index 7 is out of bounds and skipped.
@@ -391,7 +399,8 @@ ENTRY e {
   auto r0 = RunHlo(text, {Array(P::kS32, {}, {0})});
   ASSERT_TRUE(r0.ok()) << r0.status();
   EXPECT_EQ(Values(**r0), (V{-400}));  // sum 0..4 = 10, doubled 20, squared 400
-  auto r9 = RunHlo(text, {Array(P::kS32, {}, {9})});  // out of range: last branch
+  auto r9 =
+      RunHlo(text, {Array(P::kS32, {}, {9})});  // out of range: last branch
   EXPECT_EQ(Values(**r9), (V{-100}));
 }
 
@@ -515,7 +524,8 @@ ENTRY e {
     EXPECT_NEAR(re[k], want_re[k], 1e-5);
     EXPECT_NEAR(im[k], want_im[k], 1e-5);
   }
-  V back = Values(*(*r)->elements()[2]), real_back = Values(*(*r)->elements()[3]);
+  V back = Values(*(*r)->elements()[2]),
+    real_back = Values(*(*r)->elements()[3]);
   for (int k = 0; k < 4; ++k) {
     EXPECT_NEAR(back[k], k + 1, 1e-5);
     EXPECT_NEAR(real_back[k], k + 1, 1e-5);
@@ -533,7 +543,8 @@ ENTRY e {
   absl::Status s = CheckSupported(*p.file, 0);
   ASSERT_FALSE(s.ok());
   const std::string m(s.message());
-  EXPECT_NE(m.find("te_fused_attn_forward_ffi\" (line 4)"), std::string::npos) << m;
+  EXPECT_NE(m.find("te_fused_attn_forward_ffi\" (line 4)"), std::string::npos)
+      << m;
   EXPECT_NE(m.find("op send (line 6)"), std::string::npos) << m;
 }
 

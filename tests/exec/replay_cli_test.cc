@@ -19,7 +19,8 @@ struct Result {
 
 Result RunCli(const std::string& args) {
   Result r;
-  const std::string cmd = std::string(HLO_LSP_BINARY) + " replay " + args + " 2>&1";
+  const std::string cmd =
+      std::string(HLO_LSP_BINARY) + " replay " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
@@ -63,7 +64,9 @@ ENTRY e {
   in->SetDouble(2, 3);
   const std::string args = dir_ + "/a.npz";
   ASSERT_TRUE(hlo::exec::WriteNpzFile(
-      args, {{"arg0", std::make_shared<const hlo::exec::Literal>(*std::move(in))}}).ok());
+                  args, {{"arg0", std::make_shared<const hlo::exec::Literal>(
+                                      *std::move(in))}})
+                  .ok());
   const std::string out2 = dir_ + "/o2.npz";
   r = RunCli(m + " --args " + args + " --out " + out2);
   ASSERT_EQ(r.code, 0) << r.out;
@@ -77,13 +80,15 @@ ENTRY e {
 }
 
 TEST_F(ReplayCliTest, ExitCodes) {
-  const std::string ok = Write("ok.hlo", "HloModule ok\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n");
+  const std::string ok = Write(
+      "ok.hlo", "HloModule ok\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n");
   EXPECT_EQ(RunCli(ok).code, 0);
   EXPECT_EQ(RunCli(ok + " --platform gpu").code, 1);
   EXPECT_EQ(RunCli(ok + " --bogus").code, 2);
   EXPECT_EQ(RunCli(dir_ + "/missing.hlo").code, 2);
   EXPECT_EQ(RunCli(ok + " --out /nonexistent-dir/x.npz").code, 2);
-  const std::string bad = Write("bad.hlo", "HloModule bad\nENTRY e {\n  ROOT c = f32[] add(\n");
+  const std::string bad =
+      Write("bad.hlo", "HloModule bad\nENTRY e {\n  ROOT c = f32[] add(\n");
   EXPECT_EQ(RunCli(bad).code, 1);
   const std::string big = Write("big.hlo", R"(HloModule big
 ENTRY e {
@@ -146,17 +151,21 @@ ENTRY e {
 })");
   auto origin_of = [](const std::string& out, const std::string& key) {
     const size_t at = out.find(key);
-    return at == std::string::npos ? std::string()
-                                   : out.substr(at, out.find_first_of("}\n", at) - at);
+    return at == std::string::npos
+               ? std::string()
+               : out.substr(at, out.find_first_of("}\n", at) - at);
   };
   for (const std::string json : {"", " --json"}) {
     Result plain = RunCli(m + json);
     Result stats = RunCli(m + json + " --stats");
     ASSERT_EQ(plain.code, 0) << plain.out;
     ASSERT_EQ(stats.code, 0) << stats.out;
-    const std::string key = json.empty() ? "first NaN/Inf: " : "\"first_nonfinite\":{";
-    const std::string a = origin_of(plain.out, key), b = origin_of(stats.out, key);
-    EXPECT_NE(a.find(json.empty() ? "%l log" : "\"name\":\"l\""), std::string::npos)
+    const std::string key =
+        json.empty() ? "first NaN/Inf: " : "\"first_nonfinite\":{";
+    const std::string a = origin_of(plain.out, key),
+                      b = origin_of(stats.out, key);
+    EXPECT_NE(a.find(json.empty() ? "%l log" : "\"name\":\"l\""),
+              std::string::npos)
         << plain.out;
     EXPECT_EQ(a, b);
   }

@@ -56,7 +56,9 @@ ENTRY e {
   o.memory_limit = int64_t{8} << 30;
   const auto start = std::chrono::steady_clock::now();
   ReplayResult r = Replay(*p.file, 0, o);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_EQ(r.outcome, ReplayOutcome::kRefused);
   EXPECT_NE(r.error.find("4000000000004 bytes"), std::string::npos) << r.error;
   EXPECT_LT(s, 0.5);
@@ -93,20 +95,21 @@ TEST(ReplayTest, NeuronGeluFamily) {
   const std::vector<double> xs = {-3, -1, -0.5, 0, 0.5, 1, 3};
   const std::pair<const char*, std::vector<double>> cases[] = {
       {"AwsNeuronGelu",
-       {-0.004049694, -0.158655254, -0.154268769, 0.0, 0.345731231,
-        0.841344746, 2.995950306}},
+       {-0.004049694, -0.158655254, -0.154268769, 0.0, 0.345731231, 0.841344746,
+        2.995950306}},
       {"AwsNeuronGeluApprxTanh",
-       {-0.003637392, -0.158808009, -0.15428599, 0.0, 0.34571401,
-        0.841191991, 2.996362608}},
+       {-0.003637392, -0.158808009, -0.15428599, 0.0, 0.34571401, 0.841191991,
+        2.996362608}},
       {"AwsNeuronGeluBackward",
-       {-0.011945647, -0.083315471, 0.132504875, 0.5, 0.867495125,
-        1.083315471, 1.011945647}},
+       {-0.011945647, -0.083315471, 0.132504875, 0.5, 0.867495125, 1.083315471,
+        1.011945647}},
   };
   for (const auto& [target, want] : cases) {
     const std::string t = target;
     auto r = testing::RunHlo(
         "HloModule m\nENTRY e {\n  a = f32[7] parameter(0)\n"
-        "  ROOT b = f32[7] custom-call(a), custom_call_target=\"" + t + "\"\n}\n",
+        "  ROOT b = f32[7] custom-call(a), custom_call_target=\"" +
+            t + "\"\n}\n",
         {testing::Array(PrimitiveType::kF32, {7}, xs)});
     ASSERT_TRUE(r.ok()) << t << ": " << r.status();
     const std::vector<double> got = testing::Values(**r);
@@ -145,7 +148,9 @@ ENTRY e {
   o.timeout_seconds = 1;
   const auto start = std::chrono::steady_clock::now();
   ReplayResult r = Replay(*p.file, 0, o);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_EQ(r.outcome, ReplayOutcome::kFailed);
   EXPECT_NE(r.error.find("timed out"), std::string::npos) << r.error;
   EXPECT_LT(s, 5);
@@ -176,10 +181,13 @@ TEST(ReplayTest, GpuPlatformIsRefusedWithoutAGpu) {
 }
 
 TEST(ReplayTest, CompareUsesAbsoluteAndRelativeTolerance) {
-  NamedArrays a = {{"out0", testing::Array(PrimitiveType::kF32, {3}, {1, 1000, NAN})}};
-  NamedArrays b = {{"out0", testing::Array(PrimitiveType::kF32, {3}, {1.0005, 1000.5, NAN})}};
+  NamedArrays a = {
+      {"out0", testing::Array(PrimitiveType::kF32, {3}, {1, 1000, NAN})}};
+  NamedArrays b = {{"out0", testing::Array(PrimitiveType::kF32, {3},
+                                           {1.0005, 1000.5, NAN})}};
   EXPECT_TRUE(CompareOutputs(a, b).empty());  // 1000.5: abs > 1e-3, rel < 1e-3
-  NamedArrays c = {{"out0", testing::Array(PrimitiveType::kF32, {3}, {1.01, 1000, NAN})}};
+  NamedArrays c = {
+      {"out0", testing::Array(PrimitiveType::kF32, {3}, {1.01, 1000, NAN})}};
   EXPECT_EQ(CompareOutputs(a, c).size(), 1u);
 }
 

@@ -47,14 +47,22 @@ double Reference(VecFn f, double x) {
 
 const char* Name(VecFn f) {
   switch (f) {
-    case VecFn::kExp: return "exp";
-    case VecFn::kExpm1: return "expm1";
-    case VecFn::kLog: return "log";
-    case VecFn::kLog1p: return "log1p";
-    case VecFn::kTanh: return "tanh";
-    case VecFn::kLogistic: return "logistic";
-    case VecFn::kSqrt: return "sqrt";
-    case VecFn::kRsqrt: return "rsqrt";
+    case VecFn::kExp:
+      return "exp";
+    case VecFn::kExpm1:
+      return "expm1";
+    case VecFn::kLog:
+      return "log";
+    case VecFn::kLog1p:
+      return "log1p";
+    case VecFn::kTanh:
+      return "tanh";
+    case VecFn::kLogistic:
+      return "logistic";
+    case VecFn::kSqrt:
+      return "sqrt";
+    case VecFn::kRsqrt:
+      return "rsqrt";
   }
   return "?";
 }
@@ -76,9 +84,9 @@ struct Bound {
 // Cephes-style accuracy: the reduced-range polynomials are within 1 ulp;
 // the composed functions add a rounding or two.
 const Bound kBounds[] = {
-    {VecFn::kExp, 2},      {VecFn::kExpm1, 3},    {VecFn::kLog, 2},
-    {VecFn::kLog1p, 3},    {VecFn::kTanh, 3},     {VecFn::kLogistic, 3},
-    {VecFn::kSqrt, 0},     {VecFn::kRsqrt, 1},
+    {VecFn::kExp, 2},   {VecFn::kExpm1, 3}, {VecFn::kLog, 2},
+    {VecFn::kLog1p, 3}, {VecFn::kTanh, 3},  {VecFn::kLogistic, 3},
+    {VecFn::kSqrt, 0},  {VecFn::kRsqrt, 1},
 };
 
 std::vector<float> SweepInputs() {
@@ -137,9 +145,9 @@ TEST(VecMath, EdgeCasesExactly) {
       {VecFn::kExp, -0.0f, 1.0f},
       {VecFn::kExp, kInf, kInf},
       {VecFn::kExp, -kInf, 0.0f},
-      {VecFn::kExp, 89.0f, kInf},          // overflow
+      {VecFn::kExp, 89.0f, kInf},  // overflow
       {VecFn::kExp, 1e30f, kInf},
-      {VecFn::kExp, -104.0f, 0.0f},        // underflow
+      {VecFn::kExp, -104.0f, 0.0f},  // underflow
       {VecFn::kExp, -1e30f, 0.0f},
       {VecFn::kExp, kMinSub, 1.0f},
       {VecFn::kExpm1, 0.0f, 0.0f},
@@ -186,9 +194,9 @@ TEST(VecMath, EdgeCasesExactly) {
 }
 
 TEST(VecMath, NanInNanOut) {
-  const VecFn all[] = {VecFn::kExp,  VecFn::kExpm1,    VecFn::kLog,
-                       VecFn::kLog1p, VecFn::kTanh,    VecFn::kLogistic,
-                       VecFn::kSqrt, VecFn::kRsqrt};
+  const VecFn all[] = {VecFn::kExp,   VecFn::kExpm1, VecFn::kLog,
+                       VecFn::kLog1p, VecFn::kTanh,  VecFn::kLogistic,
+                       VecFn::kSqrt,  VecFn::kRsqrt};
   const float nans[] = {kNaN, -kNaN, std::bit_cast<float>(0x7f800001u),
                         std::bit_cast<float>(0xffc12345u)};
   for (int isa = 0; isa <= 2; ++isa) {
@@ -228,35 +236,33 @@ TEST(VecMath, ArraysOfOddLengthsMatchElementByElement) {
 // through these functions; narrow types compute in f32 and round once.
 TEST(VecMath, EvaluatorUsesThemForNarrowFloats) {
   for (const char* type : {"f32", "bf16", "f16"}) {
-    for (const char* op : {"exponential", "log", "tanh", "logistic",
-                           "exponential-minus-one", "log-plus-one", "rsqrt",
-                           "sqrt"}) {
+    for (const char* op :
+         {"exponential", "log", "tanh", "logistic", "exponential-minus-one",
+          "log-plus-one", "rsqrt", "sqrt"}) {
       const std::string t = type;
       const std::string text = "HloModule m\nENTRY e {\n  p = " + t +
                                "[5] parameter(0)\n  ROOT r = " + t + "[5] " +
                                op + "(p)\n}\n";
       const std::vector<double> in = {0.5, 1.0, 2.0, 3.0, 0.25};
       auto out = testing::RunHlo(
-          text, {testing::Array(
-                    t == "f32" ? PrimitiveType::kF32
-                               : t == "bf16" ? PrimitiveType::kBF16
-                                             : PrimitiveType::kF16,
-                    {5}, in)});
+          text, {testing::Array(t == "f32"    ? PrimitiveType::kF32
+                                : t == "bf16" ? PrimitiveType::kBF16
+                                              : PrimitiveType::kF16,
+                                {5}, in)});
       ASSERT_TRUE(out.ok()) << out.status();
       const std::vector<double> got = testing::Values(**out);
       const double tol = t == "f32" ? 1e-6 : t == "bf16" ? 1e-2 : 2e-3;
       for (size_t i = 0; i < in.size(); ++i) {
         const std::string o = op;
         const double x = in[i];
-        const double want =
-            o == "exponential"             ? std::exp(x)
-            : o == "log"                   ? std::log(x)
-            : o == "tanh"                  ? std::tanh(x)
-            : o == "logistic"              ? 1 / (1 + std::exp(-x))
-            : o == "exponential-minus-one" ? std::expm1(x)
-            : o == "log-plus-one"          ? std::log1p(x)
-            : o == "rsqrt"                 ? 1 / std::sqrt(x)
-                                           : std::sqrt(x);
+        const double want = o == "exponential" ? std::exp(x)
+                            : o == "log"       ? std::log(x)
+                            : o == "tanh"      ? std::tanh(x)
+                            : o == "logistic"  ? 1 / (1 + std::exp(-x))
+                            : o == "exponential-minus-one" ? std::expm1(x)
+                            : o == "log-plus-one"          ? std::log1p(x)
+                            : o == "rsqrt"                 ? 1 / std::sqrt(x)
+                                                           : std::sqrt(x);
         EXPECT_NEAR(got[i], want, tol * std::max(1.0, std::fabs(want)))
             << type << " " << op << "(" << x << ")";
       }

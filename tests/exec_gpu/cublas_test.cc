@@ -22,11 +22,10 @@ TEST(CublasTest, MissingLibraryIsAClearError) {
       {
         setenv("HLO_LSP_CUBLAS", "/nonexistent/libcublas.so.0", 1);
         auto api = hlo::exec::gpu::Cublas();
-        bool clear =
-            !api.ok() &&
-            api.status().message().find("cuBLAS not found: ") == 0 &&
-            api.status().message().find("/nonexistent/libcublas.so.0") !=
-                std::string::npos;
+        bool clear = !api.ok() &&
+                     api.status().message().find("cuBLAS not found: ") == 0 &&
+                     api.status().message().find(
+                         "/nonexistent/libcublas.so.0") != std::string::npos;
         std::exit(clear ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");

@@ -40,16 +40,29 @@ inline int __clzll(long long v) {
 
 inline const char* StorageName(PrimitiveType t) {
   switch (t) {
-    case PrimitiveType::kPred: case PrimitiveType::kU8: return "u8";
-    case PrimitiveType::kS8: return "s8";
-    case PrimitiveType::kS16: return "s16";
-    case PrimitiveType::kS32: return "s32";
-    case PrimitiveType::kS64: return "s64";
-    case PrimitiveType::kU16: case PrimitiveType::kF16: case PrimitiveType::kBF16: return "u16";
-    case PrimitiveType::kU32: return "u32";
-    case PrimitiveType::kU64: return "u64";
-    case PrimitiveType::kF32: return "float";
-    default: return "double";
+    case PrimitiveType::kPred:
+    case PrimitiveType::kU8:
+      return "u8";
+    case PrimitiveType::kS8:
+      return "s8";
+    case PrimitiveType::kS16:
+      return "s16";
+    case PrimitiveType::kS32:
+      return "s32";
+    case PrimitiveType::kS64:
+      return "s64";
+    case PrimitiveType::kU16:
+    case PrimitiveType::kF16:
+    case PrimitiveType::kBF16:
+      return "u16";
+    case PrimitiveType::kU32:
+      return "u32";
+    case PrimitiveType::kU64:
+      return "u64";
+    case PrimitiveType::kF32:
+      return "float";
+    default:
+      return "double";
   }
 }
 
@@ -70,19 +83,21 @@ inline HostCall BuildOnHost(const Plan& plan, const std::string& dir,
   auto src = gpu::GenerateFusedKernel(plan, gpu::kFusedKernelName, wide_index);
   EXPECT_TRUE(src.ok()) << src.status();
   if (!src.ok()) return nullptr;
-  std::string call = "\nextern \"C\" void hlo_call(long long n, void** p) {\n"
-                     "  hlo_fused(n";
+  std::string call =
+      "\nextern \"C\" void hlo_call(long long n, void** p) {\n"
+      "  hlo_fused(n";
   int k = 0;
   for (int param : plan.parameters)
-    call += Cat(", (const ", StorageName(plan.nodes[param].shape.type),
-                "*)p[", k++, "]");
+    call += Cat(", (const ", StorageName(plan.nodes[param].shape.type), "*)p[",
+                k++, "]");
   const Node& root = plan.nodes[plan.root];
   std::vector<LiteralShape> results = {root.shape};
   if (root.shape.is_tuple()) results = root.shape.tuple_elements;
   for (const LiteralShape& r : results)
     call += Cat(", (", StorageName(r.type), "*)p[", k++, "]");
   call += ");\n}\n";
-  const std::string cc = Cat(dir, "/", tag, ".cc"), so = Cat(dir, "/", tag, ".so");
+  const std::string cc = Cat(dir, "/", tag, ".cc"),
+                    so = Cat(dir, "/", tag, ".so");
   std::ofstream(cc) << kHostShims << src->source << call;
   // IEEE arithmetic as on the device: no contraction into FMAs.
   const std::string cmd =

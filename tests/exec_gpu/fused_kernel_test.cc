@@ -2,10 +2,11 @@
 // Without a GPU: the generated source of every supported op on every
 // element type, and of data movement fusions with both index widths,
 // compiles with NVRTC (skipped only when libnvrtc cannot be opened), and
-// fusions the generator cannot take are declined naming the op. On a GPU (skipped without): fused results equal the CPU evaluator's
-// on inputs full of edge values (NaN, inf, -0, subnormals, integer
-// extremes, zero divisors, shifts past the width): bit for bit, except the
-// transcendental float ops, which agree within a few units in the last place.
+// fusions the generator cannot take are declined naming the op. On a GPU
+// (skipped without): fused results equal the CPU evaluator's on inputs full of
+// edge values (NaN, inf, -0, subnormals, integer extremes, zero divisors,
+// shifts past the width): bit for bit, except the transcendental float ops,
+// which agree within a few units in the last place.
 #ifdef HLO_LSP_WITH_CUDA
 #include <cmath>
 #include <cstdlib>
@@ -35,8 +36,8 @@ namespace {
 using P = PrimitiveType;
 using testing::kTypes;
 using testing::MakeTypeModule;
-using testing::PlanOf;
 using testing::Planned;
+using testing::PlanOf;
 using testing::TypeModule;
 
 TEST(FusedCodegenTest, EveryOpOnEveryTypeCompilesWithNvrtc) {
@@ -165,7 +166,6 @@ TEST(FusedCodegenTest, NvrtcIsNotMappedAtStart) {
       ::testing::ExitedWithCode(0), "");
 }
 
-
 // Data movement inside fusions (the elemental walk): a transpose, a
 // dynamic-slice with a start past the end (clamped) padded with negative
 // and interior padding, a reverse concatenated and bitcast through a
@@ -209,8 +209,8 @@ TEST(FusedCodegenTest, DataMovementKernelsCompileWithNvrtc) {
       ASSERT_TRUE(src.ok()) << f << ": " << src.status();
       EXPECT_EQ(absl::StrContains(src->kernel, "const s64 j"), wide) << f;
       auto ptx = CompileToPtx(src->source);
-      EXPECT_TRUE(ptx.ok()) << f << (wide ? " (64-bit)" : "") << ": "
-                            << ptx.status();
+      EXPECT_TRUE(ptx.ok())
+          << f << (wide ? " (64-bit)" : "") << ": " << ptx.status();
     }
   }
 }
@@ -379,15 +379,16 @@ ENTRY e {
   auto a = Literal::CreateArray(P::kS32, {30, 40});
   ASSERT_TRUE(a.ok());
   std::memcpy(a->raw(), args[0]->raw(), 4800);
-  const std::vector<Value> in = {std::make_shared<const Literal>(*std::move(a))};
+  const std::vector<Value> in = {
+      std::make_shared<const Literal>(*std::move(a))};
   auto cpu = RunOn(*MakeCpuBackend(), *parsed.file, in);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   auto g = RunOn(*MakeGpuBackend(), *parsed.file, in);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_TRUE(absl::StrContains(Notes(*g), "fusions: 0 runs as fused kernels"))
       << Notes(*g);
-  EXPECT_TRUE(absl::StrContains(Notes(*g),
-                                "1 op by op: no fused kernel for reduce"))
+  EXPECT_TRUE(
+      absl::StrContains(Notes(*g), "1 op by op: no fused kernel for reduce"))
       << Notes(*g);
   EXPECT_EQ(std::memcmp(cpu->result->raw(), g->result->raw(), 120), 0);
 }

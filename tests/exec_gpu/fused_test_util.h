@@ -26,8 +26,8 @@ namespace hlo::exec::testing {
 
 using P = PrimitiveType;
 
-const P kTypes[] = {P::kPred, P::kS8,  P::kS16,  P::kS32, P::kS64,
-                    P::kU8,   P::kU16, P::kU32,  P::kU64, P::kF16,
+const P kTypes[] = {P::kPred, P::kS8,  P::kS16, P::kS32, P::kS64,
+                    P::kU8,   P::kU16, P::kU32, P::kU64, P::kF16,
                     P::kBF16, P::kF32, P::kF64};
 
 inline bool IsFloatType(P t) {
@@ -40,10 +40,16 @@ inline bool IsSignedType(P t) {
 // Ops whose f32/f64 results may differ in the last places between the
 // CPU's libm and vector_math and CUDA's math library.
 const std::set<std::string> kApproximate = {
-    "exponential", "exponential-minus-one", "log",   "log-plus-one", "cbrt",
-    "sine",        "cosine",                "tan",   "tanh",         "atan",
-    "acos",        "asin",                  "acosh", "asinh",        "atanh",
-    "cosh",        "sinh",                  "erf",   "logistic",     "power",
+    "exponential", "exponential-minus-one",
+    "log",         "log-plus-one",
+    "cbrt",        "sine",
+    "cosine",      "tan",
+    "tanh",        "atan",
+    "acos",        "asin",
+    "acosh",       "asinh",
+    "atanh",       "cosh",
+    "sinh",        "erf",
+    "logistic",    "power",
     "atan2"};
 
 struct TypeModule {
@@ -71,21 +77,57 @@ inline TypeModule MakeTypeModule(P t, int64_t n) {
   };
   std::vector<std::string> unary, binary;
   if (IsFloatType(t)) {
-    unary = {"abs", "negate", "exponential", "exponential-minus-one", "log",
-             "log-plus-one", "sqrt", "rsqrt", "cbrt", "sine", "cosine", "tan",
-             "tanh", "atan", "acos", "asin", "acosh", "asinh", "atanh", "cosh",
-             "sinh", "erf", "logistic", "floor", "ceil", "round-nearest-afz",
-             "round-nearest-even", "sign", "real", "imag"};
-    binary = {"add", "subtract", "multiply", "divide", "remainder", "maximum",
-              "minimum", "power", "atan2"};
+    unary = {"abs",
+             "negate",
+             "exponential",
+             "exponential-minus-one",
+             "log",
+             "log-plus-one",
+             "sqrt",
+             "rsqrt",
+             "cbrt",
+             "sine",
+             "cosine",
+             "tan",
+             "tanh",
+             "atan",
+             "acos",
+             "asin",
+             "acosh",
+             "asinh",
+             "atanh",
+             "cosh",
+             "sinh",
+             "erf",
+             "logistic",
+             "floor",
+             "ceil",
+             "round-nearest-afz",
+             "round-nearest-even",
+             "sign",
+             "real",
+             "imag"};
+    binary = {"add",     "subtract", "multiply", "divide", "remainder",
+              "maximum", "minimum",  "power",    "atan2"};
   } else if (t == P::kPred) {
     unary = {"not"};
     binary = {"and", "or", "xor", "maximum", "minimum", "multiply", "add"};
   } else {
     unary = {"abs", "negate", "sign", "not", "popcnt", "count-leading-zeros"};
-    binary = {"add", "subtract", "multiply", "divide", "remainder", "maximum",
-              "minimum", "power", "and", "or", "xor", "shift-left",
-              "shift-right-logical", "shift-right-arithmetic"};
+    binary = {"add",
+              "subtract",
+              "multiply",
+              "divide",
+              "remainder",
+              "maximum",
+              "minimum",
+              "power",
+              "and",
+              "or",
+              "xor",
+              "shift-left",
+              "shift-right-logical",
+              "shift-right-arithmetic"};
   }
   for (const std::string& op : unary) add(op, arr, Cat(op, "(a)"));
   for (const std::string& op : binary) add(op, arr, Cat(op, "(a, b)"));
@@ -114,7 +156,8 @@ inline TypeModule MakeTypeModule(P t, int64_t n) {
   lines.push_back(Cat("  cp = ", ty, "[2,", n / 2, "] copy(rs)"));
   add("reshape", arr, "reshape(cp)");
   // Broadcasts of a vector parameter along either dim, iota along either.
-  const std::string half = Cat(ty, "[2,", n / 2, "]"), flip = Cat(ty, "[", n / 2, ",2]");
+  const std::string half = Cat(ty, "[2,", n / 2, "]"),
+                    flip = Cat(ty, "[", n / 2, ",2]");
   lines.push_back(Cat("  b1 = ", half, " broadcast(v), dimensions={1}"));
   lines.push_back(Cat("  b0 = ", flip, " broadcast(v), dimensions={0}"));
   lines.push_back(Cat("  i1 = ", half, " iota(), iota_dimension=1"));
@@ -122,11 +165,11 @@ inline TypeModule MakeTypeModule(P t, int64_t n) {
   for (const char* x : {"b1", "b0"})
     add("broadcast", arr, Cat("reshape(", x, ")"));
   for (const char* x : {"i1", "i0"}) add("iota", arr, Cat("reshape(", x, ")"));
-  std::string text = Cat("HloModule m_", ty, "\n\nfused {\n  a = ", arr,
-                         " parameter(0)\n  b = ", arr, " parameter(1)\n  c = ",
-                         arr, " parameter(2)\n  p = ", pred,
-                         " parameter(3)\n  s = ", ty, "[] parameter(4)\n  v = ",
-                         ty, "[", n / 2, "] parameter(5)\n");
+  std::string text =
+      Cat("HloModule m_", ty, "\n\nfused {\n  a = ", arr,
+          " parameter(0)\n  b = ", arr, " parameter(1)\n  c = ", arr,
+          " parameter(2)\n  p = ", pred, " parameter(3)\n  s = ", ty,
+          "[] parameter(4)\n  v = ", ty, "[", n / 2, "] parameter(5)\n");
   for (const std::string& l : lines) text += l + "\n";
   std::string tuple_shape = "(", tuple_args;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -164,9 +207,9 @@ inline Planned PlanOf(std::string text, std::string_view name = "fused") {
 }
 
 // Entry arguments for MakeTypeModule's module: a, b, c of n elements, s, a
-// scalar, and v of n / 2 elements, of `t`, p of pred; about a third of the elements are edge
-// values (NaN of both signs, inf, -0, subnormals, the largest values;
-// integer extremes, zero, -1, shift counts around the width), the rest
+// scalar, and v of n / 2 elements, of `t`, p of pred; about a third of the
+// elements are edge values (NaN of both signs, inf, -0, subnormals, the largest
+// values; integer extremes, zero, -1, shift counts around the width), the rest
 // random (narrow floats: random bit patterns).
 inline std::vector<Value> EdgeArguments(P t, int64_t n, uint32_t seed) {
   std::mt19937_64 rng(seed);
@@ -182,10 +225,10 @@ inline std::vector<Value> EdgeArguments(P t, int64_t n, uint32_t seed) {
         v &= 1;
       } else if (type == P::kF32 || type == P::kF64 || type == P::kF16 ||
                  type == P::kBF16) {
-        const double specials[] = {0.0,     -0.0,  1.0,   -1.0,   INFINITY,
-                                   -INFINITY, NAN, -NAN,  1e-40,  -3e-39,
-                                   3.4e38,  -1.7e308, 0.5, 2.5,  -2.5,
-                                   65504,   1e-8,  7e-6,  100.5, -0.75};
+        const double specials[] = {0.0,       -0.0,     1.0,  -1.0,  INFINITY,
+                                   -INFINITY, NAN,      -NAN, 1e-40, -3e-39,
+                                   3.4e38,    -1.7e308, 0.5,  2.5,   -2.5,
+                                   65504,     1e-8,     7e-6, 100.5, -0.75};
         double d = edge ? specials[rng() % std::size(specials)]
                         : std::ldexp(static_cast<double>(rng() % 2000) - 1000,
                                      static_cast<int>(rng() % 16) - 10);
@@ -204,11 +247,16 @@ inline std::vector<Value> EdgeArguments(P t, int64_t n, uint32_t seed) {
         continue;
       } else if (edge) {
         const int w = bytes * 8;
-        const uint64_t specials[] = {0, 1, ~uint64_t{0}, uint64_t{1} << (w - 1),
+        const uint64_t specials[] = {0,
+                                     1,
+                                     ~uint64_t{0},
+                                     uint64_t{1} << (w - 1),
                                      (uint64_t{1} << (w - 1)) - 1,
                                      static_cast<uint64_t>(w - 1),
                                      static_cast<uint64_t>(w),
-                                     static_cast<uint64_t>(w + 1), 2, 3};
+                                     static_cast<uint64_t>(w + 1),
+                                     2,
+                                     3};
         v = specials[rng() % std::size(specials)];
       }
       std::memcpy(raw + static_cast<int64_t>(bytes) * i, &v, bytes);
@@ -232,10 +280,22 @@ inline double FloatAt(const Literal& l, int64_t i) {
   const uint8_t* p = l.raw() + static_cast<int64_t>(l.element_bytes()) * i;
   uint16_t h;
   switch (l.type()) {
-    case P::kF16: std::memcpy(&h, p, 2); return F16ToFloat(h);
-    case P::kBF16: std::memcpy(&h, p, 2); return BF16ToFloat(h);
-    case P::kF32: { float f; std::memcpy(&f, p, 4); return f; }
-    default: { double d; std::memcpy(&d, p, 8); return d; }
+    case P::kF16:
+      std::memcpy(&h, p, 2);
+      return F16ToFloat(h);
+    case P::kBF16:
+      std::memcpy(&h, p, 2);
+      return BF16ToFloat(h);
+    case P::kF32: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    default: {
+      double d;
+      std::memcpy(&d, p, 8);
+      return d;
+    }
   }
 }
 
@@ -261,8 +321,8 @@ inline void ExpectSameResults(const Value& want, const Value& got,
     const int eb = w.element_bytes();
     int bad = 0;
     for (int64_t i = 0; i < w.count() && bad < 3; ++i) {
-      const bool same_bits = std::memcmp(w.raw() + eb * i, g.raw() + eb * i,
-                                         eb) == 0;
+      const bool same_bits =
+          std::memcmp(w.raw() + eb * i, g.raw() + eb * i, eb) == 0;
       if (same_bits) continue;
       if (is_float) {
         const double a = FloatAt(w, i), b = FloatAt(g, i);
@@ -277,13 +337,13 @@ inline void ExpectSameResults(const Value& want, const Value& got,
           const double scale = std::max({std::fabs(a), std::fabs(b), 1e-3});
           if (std::fabs(a - b) <= ulps * eps * scale) continue;
         }
-        ADD_FAILURE() << what << ", result " << k << " (" << labels[k]
-                      << ", " << PrimitiveTypeName(t) << "), element " << i
-                      << ": want " << a << ", got " << b;
+        ADD_FAILURE() << what << ", result " << k << " (" << labels[k] << ", "
+                      << PrimitiveTypeName(t) << "), element " << i << ": want "
+                      << a << ", got " << b;
       } else {
-        ADD_FAILURE() << what << ", result " << k << " (" << labels[k]
-                      << ", " << PrimitiveTypeName(t) << "), element " << i
-                      << ": want " << w.GetInt(i) << ", got " << g.GetInt(i);
+        ADD_FAILURE() << what << ", result " << k << " (" << labels[k] << ", "
+                      << PrimitiveTypeName(t) << "), element " << i << ": want "
+                      << w.GetInt(i) << ", got " << g.GetInt(i);
       }
       ++bad;
     }

@@ -50,14 +50,25 @@ TEST(NonfiniteOriginGpuTest, FusedRunsReportTheOpByOpOrigin) {
       Sized(testing::NanInALoopsSecondIteration("ROOT l = f32[N] log(d)"));
   const std::string reaching = Sized(testing::kNanReachingTheResult);
   const std::vector<Case> cases = {
-      {"a NaN in the middle reaching the result", reaching,
-       {Ramp(-1, 3), Ramp(0, 0.5)}, "l",
+      {"a NaN in the middle reaching the result",
+       reaching,
+       {Ramp(-1, 3), Ramp(0, 0.5)},
+       "l",
        "fused kernel's result held a NaN/Inf, ran again"},
-      {"a NaN the result drops", Sized(testing::kNanThatTheResultDrops),
-       {Ramp(-1, 3), Ramp(0.5, 1)}, "q", "a NaN/Inf inside might not reach"},
-      {"the origin in a loop's second iteration", fused_loop, {Ramp(1, 2)}, "l",
+      {"a NaN the result drops",
+       Sized(testing::kNanThatTheResultDrops),
+       {Ramp(-1, 3), Ramp(0.5, 1)},
+       "q",
+       "a NaN/Inf inside might not reach"},
+      {"the origin in a loop's second iteration",
+       fused_loop,
+       {Ramp(1, 2)},
+       "l",
        "ran again op by op"},
-      {"no NaN", reaching, {Ramp(1, 3), Ramp(0, 0.5)}, "",
+      {"no NaN",
+       reaching,
+       {Ramp(1, 3), Ramp(0, 0.5)},
+       "",
        "1 run as fused kernels"},
   };
   auto gpu = MakeGpuBackend();
@@ -78,7 +89,8 @@ TEST(NonfiniteOriginGpuTest, FusedRunsReportTheOpByOpOrigin) {
     const std::string name =
         a->first_nonfinite == kNone
             ? ""
-            : std::string(p.file->Name(p.file->instructions[a->first_nonfinite]));
+            : std::string(
+                  p.file->Name(p.file->instructions[a->first_nonfinite]));
     EXPECT_EQ(name, c.origin);
     if (a->first_nonfinite != kNone) {
       const InstructionStats* x = Find(*a, a->first_nonfinite);
@@ -93,8 +105,8 @@ TEST(NonfiniteOriginGpuTest, FusedRunsReportTheOpByOpOrigin) {
       EXPECT_EQ(x->sum, y->sum);
     }
     EXPECT_TRUE(absl::StrContains(Notes(*b), c.note)) << Notes(*b);
-    EXPECT_TRUE(CompareOutputs({{"out0", a->result}}, {{"out0", b->result}})
-                    .empty());
+    EXPECT_TRUE(
+        CompareOutputs({{"out0", a->result}}, {{"out0", b->result}}).empty());
   }
 }
 

@@ -36,7 +36,8 @@ void CheckId(hlo::Id id, const std::vector<T>& table) {
 
 template <typename T>
 void CheckSlice(hlo::Slice slice, const std::vector<T>& table) {
-  Check(slice.begin <= table.size() && slice.count <= table.size() - slice.begin);
+  Check(slice.begin <= table.size() &&
+        slice.count <= table.size() - slice.begin);
 }
 
 void WalkShape(const hlo::ParsedFile& file, hlo::Id id) {

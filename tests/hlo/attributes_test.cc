@@ -33,9 +33,9 @@ using ::testing::IsEmpty;
 
 void ExpectValid(std::string_view key, std::string_view value) {
   std::optional<AttributeError> e = ValidateAttributeValue(key, value);
-  EXPECT_EQ(e, std::nullopt) << key << "=" << value << ": "
-                             << (e ? e->message : "") << " at "
-                             << (e ? e->offset : 0);
+  EXPECT_EQ(e, std::nullopt)
+      << key << "=" << value << ": " << (e ? e->message : "") << " at "
+      << (e ? e->offset : 0);
 }
 
 // Offset of the validation error, 9999 when the value was accepted.
@@ -67,12 +67,12 @@ TEST(ValidateAttributeTest, CorpusValues) {
   ExpectValid("index", "3");
   ExpectValid("to_apply", "%region_0.4");
   ExpectValid("calls", "%fused_computation.1");
-  ExpectValid("to_apply", "{\n  %p = f32[] parameter(0)\n  ROOT %r = f32[] "
-                          "add(%p, %p)\n}");
+  ExpectValid("to_apply",
+              "{\n  %p = f32[] parameter(0)\n  ROOT %r = f32[] "
+              "add(%p, %p)\n}");
   ExpectValid("branch_computations", "{%a, %b}");
   ExpectValid("control-predecessors", "{%x.1, %y}");
-  ExpectValid("metadata",
-              "{op_type=\"aten__sum\" op_name=\"aten__sum\"}");
+  ExpectValid("metadata", "{op_type=\"aten__sum\" op_name=\"aten__sum\"}");
   ExpectValid("metadata",
               "{op_name=\"jit(f)/transpose[permutation=(1, 2, 0)]\" "
               "source_file=\"/x/jaxfft.py\" source_line=45}");
@@ -81,8 +81,9 @@ TEST(ValidateAttributeTest, CorpusValues) {
               "{op_type=\"a\" op_name=\"b\" source_file=\"c\" source_line=1 "
               "profile_type={1} deduplicated_name=\"d\" "
               "scheduling_name=\"foo\"}");
-  ExpectValid("metadata", "{op_name=\"x\" stack_frame_id=3 source_column=2 "
-                          "source_end_line=4 source_end_column=9}");
+  ExpectValid("metadata",
+              "{op_name=\"x\" stack_frame_id=3 source_column=2 "
+              "source_end_line=4 source_end_column=9}");
   ExpectValid("metadata", "{}");
   ExpectValid("sharding", "{devices=[8,1,1]<=[8]}");
   ExpectValid("replica_groups", "[64,2]<=[2,64]T(1,0)");
@@ -93,8 +94,9 @@ TEST(ValidateAttributeTest, CorpusValues) {
   ExpectValid("slice", "{[0:1],[0:4],[0:6],[0:6]}");
   ExpectValid("padding", "0_0x0_0x0_0x1_0");
   ExpectValid("padding", "2_4_1x2_1_2");
-  ExpectValid("window", "{size=32x128 stride=31x1 pad=0_0x127_127 "
-                        "lhs_dilate=32x1 rhs_reversal=0x1}");
+  ExpectValid("window",
+              "{size=32x128 stride=31x1 pad=0_0x127_127 "
+              "lhs_dilate=32x1 rhs_reversal=0x1}");
   ExpectValid("window", "{size=3x3x3 pad=-1_-1x1_1x1_1}");
   ExpectValid("dim_labels", "b01f_01io->b01f");
   ExpectValid("dim_labels", "0b34f12_34i12o0->0b12f34");
@@ -139,8 +141,9 @@ TEST(ValidateAttributeTest, CorpusValues) {
   ExpectValid("statistics", "{visualizing_index=0,count_nan=100,count_inf=2}");
   ExpectValid("padding_type", "PADDING_SAME");
   ExpectValid("schedule", "SCHEDULE_LATEST");
-  ExpectValid("literal", "( s32[4]{0} {4, 128, 128, 3}, pred[4]{0} "
-                         "{1, 0, 0, 0} )");
+  ExpectValid("literal",
+              "( s32[4]{0} {4, 128, 128, 3}, pred[4]{0} "
+              "{1, 0, 0, 0} )");
   ExpectValid("iota_dimension", "0");
 }
 
@@ -201,12 +204,14 @@ TEST(ValidateAttributeTest, MalformedValuesWithOffsets) {
 
 TEST(ValidateAttributeTest, SuccessPathDoesNotAllocate) {
   const RawAttribute kCommon[] = {
-      {"metadata", "{op_type=\"Add\" op_name=\"jit(f)/add\" "
-                   "source_file=\"/a/b.py\" source_line=3}"},
+      {"metadata",
+       "{op_type=\"Add\" op_name=\"jit(f)/add\" "
+       "source_file=\"/a/b.py\" source_line=3}"},
       {"backend_config", "{\"operation_queue_id\":\"0\"}"},
       {"backend_config", "\"a\\\"b\""},
-      {"sharding", "{{replicated}, {devices=[2,4]<=[4,2]T(1,0) "
-                   "last_tile_dim_replicate metadata={op_name=\"a\"}}}"},
+      {"sharding",
+       "{{replicated}, {devices=[2,4]<=[4,2]T(1,0) "
+       "last_tile_dim_replicate metadata={op_name=\"a\"}}}"},
       {"sharding", "{devices=[2,1]0,1}"},
       {"dimensions", "{0,1,2}"},
       {"to_apply", "%region_0.4"},
@@ -262,8 +267,8 @@ TEST(ValidateAttributeTest, DepthIsBounded) {
   std::string deep = std::string(100000, '{') + std::string(100000, '}');
   EXPECT_TRUE(ValidateAttributeValue("sharding", deep).has_value());
   EXPECT_TRUE(ValidateAttributeValue("replica_groups", deep).has_value());
-  EXPECT_TRUE(ValidateAttributeValue("output_to_operand_aliasing", deep)
-                  .has_value());
+  EXPECT_TRUE(
+      ValidateAttributeValue("output_to_operand_aliasing", deep).has_value());
   // Balanced JSON braces are scanned without recursion.
   EXPECT_EQ(ValidateAttributeValue("backend_config", deep), std::nullopt);
 }
@@ -459,9 +464,9 @@ TEST(DecodeAttributeTest, MultiAttributeDecoders) {
               HasSubstr("rhs_contracting_dims=: offset 2:"));
 
   std::vector<RawAttribute> gather = {
-      {"offset_dims", "{1}"},       {"collapsed_slice_dims", "{0}"},
-      {"start_index_map", "{0}"},   {"index_vector_dim", "1"},
-      {"slice_sizes", "{1,7}"},     {"indices_are_sorted", "true"}};
+      {"offset_dims", "{1}"},     {"collapsed_slice_dims", "{0}"},
+      {"start_index_map", "{0}"}, {"index_vector_dim", "1"},
+      {"slice_sizes", "{1,7}"},   {"indices_are_sorted", "true"}};
   absl::StatusOr<GatherDimensionNumbers> g =
       DecodeGatherDimensionNumbers(gather);
   ASSERT_TRUE(g.ok()) << g.status();
@@ -473,12 +478,9 @@ TEST(DecodeAttributeTest, MultiAttributeDecoders) {
               HasSubstr("missing slice_sizes="));
 
   std::vector<RawAttribute> scatter = {
-      {"update_window_dims", "{1}"},
-      {"inserted_window_dims", "{0}"},
-      {"scatter_dims_to_operand_dims", "{0}"},
-      {"index_vector_dim", "1"},
-      {"input_batching_dims", "{}"},
-      {"unique_indices", "true"}};
+      {"update_window_dims", "{1}"},           {"inserted_window_dims", "{0}"},
+      {"scatter_dims_to_operand_dims", "{0}"}, {"index_vector_dim", "1"},
+      {"input_batching_dims", "{}"},           {"unique_indices", "true"}};
   absl::StatusOr<ScatterDimensionNumbers> sc =
       DecodeScatterDimensionNumbers(scatter);
   ASSERT_TRUE(sc.ok()) << sc.status();
@@ -488,9 +490,8 @@ TEST(DecodeAttributeTest, MultiAttributeDecoders) {
   std::vector<RawAttribute> fft = {{"fft_type", "RFFT"},
                                    {"fft_length", "{8,8}"}};
   EXPECT_THAT(DecodeFftOptions(fft)->length, ElementsAre(8, 8));
-  std::vector<RawAttribute> tri = {{"left_side", "true"},
-                                   {"lower", "true"},
-                                   {"transpose_a", "TRANSPOSE"}};
+  std::vector<RawAttribute> tri = {
+      {"left_side", "true"}, {"lower", "true"}, {"transpose_a", "TRANSPOSE"}};
   absl::StatusOr<TriangularSolveOptions> t = DecodeTriangularSolveOptions(tri);
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->left_side);
@@ -539,7 +540,8 @@ TEST(InstructionAttributesTest, GathersTypedValues) {
   std::unique_ptr<ParsedFile> file = Parse(kModule);
   ASSERT_FALSE(file->HasErrors()) << file->diagnostics[0].message;
 
-  InstructionAttributes p0 = DecodeInstructionAttributes(*file, Find(*file, "p0"));
+  InstructionAttributes p0 =
+      DecodeInstructionAttributes(*file, Find(*file, "p0"));
   EXPECT_THAT(p0.errors, IsEmpty());
   EXPECT_EQ(p0.parameter_number, 0);
   ASSERT_TRUE(p0.sharding.has_value());
@@ -547,18 +549,24 @@ TEST(InstructionAttributesTest, GathersTypedValues) {
   ASSERT_TRUE(p0.metadata.has_value());
   EXPECT_EQ(p0.metadata->op_name, "x");
   EXPECT_EQ(p0.metadata->source_line, 3);
-  EXPECT_EQ(DecodeInstructionAttributes(*file, Find(*file, "p1")).parameter_number,
-            1);
+  EXPECT_EQ(
+      DecodeInstructionAttributes(*file, Find(*file, "p1")).parameter_number,
+      1);
 
-  InstructionAttributes c = DecodeInstructionAttributes(*file, Find(*file, "c"));
-  ASSERT_TRUE(c.literal.has_value()) << (c.errors.empty() ? "" : c.errors[0].message);
+  InstructionAttributes c =
+      DecodeInstructionAttributes(*file, Find(*file, "c"));
+  ASSERT_TRUE(c.literal.has_value())
+      << (c.errors.empty() ? "" : c.errors[0].message);
   EXPECT_THAT(c.literal->ints, ElementsAre(1, 2, 3, 4));
-  InstructionAttributes t = DecodeInstructionAttributes(*file, Find(*file, "t"));
-  ASSERT_TRUE(t.literal.has_value()) << (t.errors.empty() ? "" : t.errors[0].message);
+  InstructionAttributes t =
+      DecodeInstructionAttributes(*file, Find(*file, "t"));
+  ASSERT_TRUE(t.literal.has_value())
+      << (t.errors.empty() ? "" : t.errors[0].message);
   ASSERT_EQ(t.literal->tuple_elements.size(), 2u);
   EXPECT_THAT(t.literal->tuple_elements[1].ints, ElementsAre(2, 3));
 
-  InstructionAttributes dot = DecodeInstructionAttributes(*file, Find(*file, "dot"));
+  InstructionAttributes dot =
+      DecodeInstructionAttributes(*file, Find(*file, "dot"));
   EXPECT_THAT(dot.errors, IsEmpty());
   ASSERT_TRUE(dot.dot_dimension_numbers.has_value());
   EXPECT_THAT(dot.dot_dimension_numbers->lhs_contracting_dimensions,
@@ -569,7 +577,8 @@ TEST(InstructionAttributesTest, GathersTypedValues) {
   EXPECT_EQ(*dot.frontend_attributes->Find("_xla_compute_type"), "host");
   EXPECT_THAT(dot.others, IsEmpty());
 
-  InstructionAttributes ar = DecodeInstructionAttributes(*file, Find(*file, "ar"));
+  InstructionAttributes ar =
+      DecodeInstructionAttributes(*file, Find(*file, "ar"));
   EXPECT_THAT(ar.errors, IsEmpty());
   ASSERT_TRUE(ar.replica_groups.has_value());
   EXPECT_TRUE(ar.replica_groups->is_iota);
@@ -580,17 +589,20 @@ TEST(InstructionAttributesTest, GathersTypedValues) {
   EXPECT_EQ(ar.others[0].key, "to_apply");
   EXPECT_EQ(ar.others[0].value, "%add");
 
-  InstructionAttributes cmp = DecodeInstructionAttributes(*file, Find(*file, "cmp"));
+  InstructionAttributes cmp =
+      DecodeInstructionAttributes(*file, Find(*file, "cmp"));
   EXPECT_EQ(cmp.comparison_direction, ComparisonDirection::kLt);
   EXPECT_EQ(cmp.comparison_type, ComparisonType::kTotalOrder);
 
-  InstructionAttributes g = DecodeInstructionAttributes(*file, Find(*file, "g"));
+  InstructionAttributes g =
+      DecodeInstructionAttributes(*file, Find(*file, "g"));
   EXPECT_THAT(g.errors, IsEmpty());
   ASSERT_TRUE(g.gather_dimension_numbers.has_value());
   EXPECT_THAT(g.gather_dimension_numbers->slice_sizes, ElementsAre(1, 8));
   EXPECT_EQ(g.gather_dimension_numbers->index_vector_dim, 1);
 
-  InstructionAttributes s = DecodeInstructionAttributes(*file, Find(*file, "s"));
+  InstructionAttributes s =
+      DecodeInstructionAttributes(*file, Find(*file, "s"));
   ASSERT_TRUE(s.slice.has_value());
   EXPECT_THAT(s.slice->limits, ElementsAre(2, 16));
 }
@@ -606,14 +618,16 @@ ENTRY %e (p: f32[2]) -> pred[2] {
   ParseOptions options;
   options.validate_attributes = false;
   std::unique_ptr<ParsedFile> file = Parse(kText, options);
-  InstructionAttributes c = DecodeInstructionAttributes(*file, Find(*file, "c"));
+  InstructionAttributes c =
+      DecodeInstructionAttributes(*file, Find(*file, "c"));
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_EQ(file->Text(c.errors[0].span), "SIDEWAYS");
   EXPECT_THAT(c.errors[0].message, HasSubstr("type=: offset 0: unknown"));
   EXPECT_EQ(c.comparison_direction, ComparisonDirection::kLt);
   EXPECT_FALSE(c.comparison_type.has_value());
 
-  InstructionAttributes k = DecodeInstructionAttributes(*file, Find(*file, "k"));
+  InstructionAttributes k =
+      DecodeInstructionAttributes(*file, Find(*file, "k"));
   ASSERT_EQ(k.errors.size(), 1u);
   EXPECT_EQ(file->Text(k.errors[0].span), "({1, 2})");
   EXPECT_THAT(k.errors[0].message,

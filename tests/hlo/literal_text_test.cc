@@ -63,8 +63,7 @@ TEST(LiteralTextTest, FloatScalars) {
   EXPECT_THAT(Ok("1.5", Arr(PrimitiveType::kF32)).floats, ElementsAre(1.5));
   EXPECT_THAT(Ok(".5", Arr(PrimitiveType::kF32)).floats, ElementsAre(0.5));
   EXPECT_THAT(Ok("-2.", Arr(PrimitiveType::kF32)).floats, ElementsAre(-2.0));
-  EXPECT_THAT(Ok("1e-3", Arr(PrimitiveType::kF64)).floats,
-              ElementsAre(1e-3));
+  EXPECT_THAT(Ok("1e-3", Arr(PrimitiveType::kF64)).floats, ElementsAre(1e-3));
   EXPECT_THAT(Ok("-1.5e+10", Arr(PrimitiveType::kBF16)).floats,
               ElementsAre(-1.5e10));
   EXPECT_THAT(Ok("3", Arr(PrimitiveType::kF16)).floats, ElementsAre(3.0));
@@ -82,15 +81,13 @@ TEST(LiteralTextTest, FloatScalars) {
   double payload = Ok("nan(0x7)", Arr(PrimitiveType::kF32)).floats[0];
   EXPECT_TRUE(std::isnan(payload));
   EXPECT_EQ(Bits(payload), 0x7FF0000000000000ull | (uint64_t{7} << 29));
-  EXPECT_TRUE(std::signbit(
-      Ok("-nan(0x1)", Arr(PrimitiveType::kBF16)).floats[0]));
+  EXPECT_TRUE(
+      std::signbit(Ok("-nan(0x1)", Arr(PrimitiveType::kBF16)).floats[0]));
 
   EXPECT_THAT(Err("nan(0x100)", Arr(PrimitiveType::kBF16)),
               HasSubstr("NaN payload does not fit bf16"));
-  EXPECT_THAT(Err("nan(0x0)", Arr(PrimitiveType::kF32)),
-              HasSubstr("non-zero"));
-  EXPECT_THAT(Err("nan(7)", Arr(PrimitiveType::kF32)),
-              HasSubstr("offset 3:"));
+  EXPECT_THAT(Err("nan(0x0)", Arr(PrimitiveType::kF32)), HasSubstr("non-zero"));
+  EXPECT_THAT(Err("nan(7)", Arr(PrimitiveType::kF32)), HasSubstr("offset 3:"));
   EXPECT_THAT(Err("1e", Arr(PrimitiveType::kF32)), HasSubstr("exponent"));
   EXPECT_THAT(Err("1e999", Arr(PrimitiveType::kF64)),
               HasSubstr("out of range"));
@@ -116,8 +113,8 @@ TEST(LiteralTextTest, PredAndComplex) {
 }
 
 TEST(LiteralTextTest, Arrays) {
-  LiteralValue v = Ok("{ { 1, 2, 3 }, { 4, 5, 6 } }",
-                      Arr(PrimitiveType::kF32, {2, 3}));
+  LiteralValue v =
+      Ok("{ { 1, 2, 3 }, { 4, 5, 6 } }", Arr(PrimitiveType::kF32, {2, 3}));
   EXPECT_THAT(v.floats, ElementsAre(1, 2, 3, 4, 5, 6));
   EXPECT_THAT(v.dims, ElementsAre(2, 3));
   // Commas between elements are optional, as in XLA.
@@ -167,8 +164,7 @@ TEST(LiteralTextTest, Tuples) {
   EXPECT_THAT(v.tuple_elements[1].ints, ElementsAre(2, 3));
   // Same text, complex shape: a complex scalar, not a tuple.
   EXPECT_EQ(Ok("(1, 0)", Arr(PrimitiveType::kC64)).complexes.size(), 1u);
-  EXPECT_THAT(Err("(1)", shape),
-              HasSubstr("offset 2: expected ','"));
+  EXPECT_THAT(Err("(1)", shape), HasSubstr("offset 2: expected ','"));
   EXPECT_THAT(Err("(1, {2, 3}, 4)", shape),
               HasSubstr("offset 10: tuple literal expects 2 elements"));
   EXPECT_TRUE(Ok("()", LiteralShape::Tuple({})).tuple_elements.empty());
@@ -242,7 +238,8 @@ TEST(LiteralTextTest, DepthAndSizeBounds) {
   EXPECT_THAT(Err(braces, Arr(PrimitiveType::kS32, {1, 1})),
               HasSubstr("too many nested braces"));
   // Shaped literals nest via tuples only; bounded too.
-  std::string shaped = std::string(200, '(') + "s32[] 1" + std::string(200, ')');
+  std::string shaped =
+      std::string(200, '(') + "s32[] 1" + std::string(200, ')');
   EXPECT_FALSE(DecodeShapedLiteral(shaped).ok());
 }
 

@@ -38,7 +38,8 @@ const Computation* FindComputation(const ParsedFile& file,
   return nullptr;
 }
 
-constexpr std::string_view kLongText = R"(HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+constexpr std::string_view kLongText =
+    R"(HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
 
 %add_f32 (x: f32[], y: f32[]) -> f32[] {
   %x = f32[] parameter(0)
@@ -106,9 +107,10 @@ ENTRY main {
   EXPECT_EQ(Errors(*file), "");
   const Instruction* add = FindInstruction(*file, "add");
   ASSERT_NE(add, nullptr);
-  EXPECT_EQ(file->Name(file->instructions[file->operands[add->operands.begin + 1]
-                                               .definition]),
-            "y-2");
+  EXPECT_EQ(
+      file->Name(file->instructions[file->operands[add->operands.begin + 1]
+                                        .definition]),
+      "y-2");
 }
 
 TEST(ParserTest, HeaderlessModuleLastComputationIsEntry) {
@@ -199,10 +201,12 @@ ENTRY e {
   EXPECT_FALSE(ByteSize(*file, h->shape).has_value());
   // Identical top-level shape texts share one entry.
   const Instruction* t = FindInstruction(*file, "t");
-  EXPECT_EQ(ShapeToString(*file, file->shape_ids[file->shapes[t->shape].tuple.begin]),
-            ShapeToString(*file, a->shape));
-  auto again = Parse("HloModule m\nENTRY e {\n  a = f32[2]{0} parameter(0)\n"
-                     "  ROOT b = f32[2]{0} negate(f32[2]{0} a)\n}\n");
+  EXPECT_EQ(
+      ShapeToString(*file, file->shape_ids[file->shapes[t->shape].tuple.begin]),
+      ShapeToString(*file, a->shape));
+  auto again = Parse(
+      "HloModule m\nENTRY e {\n  a = f32[2]{0} parameter(0)\n"
+      "  ROOT b = f32[2]{0} negate(f32[2]{0} a)\n}\n");
   EXPECT_EQ(again->shapes.size(), 1u);
 }
 
@@ -228,7 +232,8 @@ ENTRY e {
 }
 
 TEST(ParserTest, AttributesOfEveryForm) {
-  auto file = Parse(R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }, frontend_attributes={a="b",c={"x":1}}
+  auto file = Parse(
+      R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }, frontend_attributes={a="b",c={"x":1}}
 FileNames
 1 "model.py"
 FunctionNames
@@ -261,8 +266,9 @@ ENTRY %e (p: f32[8,8]) -> f32[8,8] {
   EXPECT_EQ(m.stack_frames.stack_frames.size(), 1u);
   const Instruction* q = FindInstruction(*file, "q");
   ASSERT_EQ(q->control_predecessors.count, 1u);
-  EXPECT_EQ(file->name_refs[q->control_predecessors.begin].definition,
-            static_cast<Id>(FindInstruction(*file, "p") - &file->instructions[0]));
+  EXPECT_EQ(
+      file->name_refs[q->control_predecessors.begin].definition,
+      static_cast<Id>(FindInstruction(*file, "p") - &file->instructions[0]));
   EXPECT_EQ(file->Text(file->FindAttribute(*q, "sharding")->value),
             "{devices=[2,4]<=[4,2]T(1,0)}");
   const Instruction* ar = FindInstruction(*file, "ar");
@@ -271,8 +277,9 @@ ENTRY %e (p: f32[8,8]) -> f32[8,8] {
   EXPECT_EQ(file->Text(file->FindAttribute(*ar, "backend_config")->value),
             R"("{\"x\":1}")");
   const Instruction* cc = FindInstruction(*file, "cc");
-  EXPECT_THAT(std::string(file->Text(file->FindAttribute(*cc, "metadata")->value)),
-              HasSubstr("stack_frame_id=1"));
+  EXPECT_THAT(
+      std::string(file->Text(file->FindAttribute(*cc, "metadata")->value)),
+      HasSubstr("stack_frame_id=1"));
   const Instruction* t = FindInstruction(*file, "t");
   EXPECT_EQ(file->Text(file->FindAttribute(*t, "literal")->value), "s32[] 1");
 }
@@ -373,13 +380,15 @@ ENTRY e {
   ROOT p = f32[] parameter(0)
 }
 )");
-  EXPECT_THAT(Errors(*file), HasSubstr("missing '}' to close computation 'c1'"));
+  EXPECT_THAT(Errors(*file),
+              HasSubstr("missing '}' to close computation 'c1'"));
   EXPECT_THAT(Errors(*file), HasSubstr("redefinition of 'a'"));
   EXPECT_NE(FindComputation(*file, "e"), nullptr);
 }
 
 TEST(ParserTest, ExpectedVsFoundMessages) {
-  auto file = Parse("HloModule m\nENTRY e {\n  ROOT x = f32[] frobnicate(1)\n}\n");
+  auto file =
+      Parse("HloModule m\nENTRY e {\n  ROOT x = f32[] frobnicate(1)\n}\n");
   EXPECT_THAT(Errors(*file), HasSubstr("unknown opcode 'frobnicate'"));
   file = Parse("HloModule m\nENTRY e {\n  ROOT x = f32[] negate(\n");
   EXPECT_THAT(Errors(*file), HasSubstr("found end of file"));
@@ -400,8 +409,9 @@ TEST(ParserTest, CrlfLineEndsParseClean) {
 }
 
 TEST(ParserTest, DeepNestingIsAnErrorNotACrash) {
-  std::string deep = "HloModule m\nENTRY e {\n  ROOT x = " +
-                     std::string(200000, '(') + "\n}\n";
+  std::string deep =
+      "HloModule m\nENTRY e {\n  ROOT x = " + std::string(200000, '(') +
+      "\n}\n";
   auto file = Parse(deep);
   EXPECT_TRUE(file->HasErrors());
   std::string ops = "HloModule m\nENTRY e {\n  ROOT x = f32[] ";
@@ -411,8 +421,8 @@ TEST(ParserTest, DeepNestingIsAnErrorNotACrash) {
   ops += "\n}\n";
   file = Parse(ops);
   EXPECT_THAT(Errors(*file), HasSubstr("nested too deeply"));
-  std::string braces = "HloModule m, frontend_attributes=" +
-                       std::string(200000, '{') + "\n";
+  std::string braces =
+      "HloModule m, frontend_attributes=" + std::string(200000, '{') + "\n";
   file = Parse(braces);
   EXPECT_TRUE(file->HasErrors());
 }
@@ -462,9 +472,11 @@ ENTRY %e (p: f32[4]) -> f32[] {
   ASSERT_FALSE(file->HasErrors());
   Id p = static_cast<Id>(FindInstruction(*file, "p") - &file->instructions[0]);
   ASSERT_EQ(file->use_offsets[p + 1] - file->use_offsets[p], 2u);
-  EXPECT_EQ(file->Name(file->instructions[file->use_edges[file->use_offsets[p]].user]),
+  EXPECT_EQ(file->Name(
+                file->instructions[file->use_edges[file->use_offsets[p]].user]),
             "r1");
-  Id add = static_cast<Id>(FindComputation(*file, "add") - &file->computations[0]);
+  Id add =
+      static_cast<Id>(FindComputation(*file, "add") - &file->computations[0]);
   EXPECT_EQ(file->caller_offsets[add + 1] - file->caller_offsets[add], 2u);
 }
 
@@ -478,7 +490,8 @@ TEST(ParserTest, ConstantsMustFitTheirShape) {
   auto file = Parse(
       "HloModule m\nENTRY e {\n  a = f32[2] constant({1,2,3})\n"
       "  b = f32[] constant({{1}})\n  c = f32[2,2] constant({{1,2},{3,4}})\n"
-      "  d = f32[1000000000000] constant({...})\n  ROOT t = s8[] constant(1000)\n}\n");
+      "  d = f32[1000000000000] constant({...})\n  ROOT t = s8[] "
+      "constant(1000)\n}\n");
   std::string errors = "\n" + Errors(*file);  // "\nLINE:" anchors a line
   EXPECT_THAT(errors, HasSubstr("\n3:"));
   EXPECT_THAT(errors, HasSubstr("\n4:"));
@@ -489,7 +502,9 @@ TEST(ParserTest, ConstantsMustFitTheirShape) {
 }
 
 TEST(ParserTest, MissingBraceClosesTheBodySpan) {
-  auto file = Parse("HloModule m\nc {\n  ROOT p = f32[] parameter(0)\n\nENTRY e {\n  ROOT q = f32[] parameter(0)\n}\n");
+  auto file = Parse(
+      "HloModule m\nc {\n  ROOT p = f32[] parameter(0)\n\nENTRY e {\n  ROOT q "
+      "= f32[] parameter(0)\n}\n");
   const Computation* c = FindComputation(*file, "c");
   ASSERT_NE(c, nullptr);
   EXPECT_LE(c->body.begin, c->body.end);

@@ -58,7 +58,8 @@ TEST(ShardingTest, ExplicitTiles) {
   EXPECT_THAT(s.tile_assignment_devices, ElementsAre(0, 1, 2, 3));
 
   // Printer line breaks inside a long device list (corpus).
-  s = Ok("{devices=[8,1,1,4]0,16,24,8,2,18,26,10,4,20,28,12,6,22,30,14,7,23,\n"
+  s =
+      Ok("{devices=[8,1,1,4]0,16,24,8,2,18,26,10,4,20,28,12,6,22,30,14,7,23,\n"
          "    31,15,5,21,29,13,3,19,27,11,1,17,25,9}");
   EXPECT_EQ(s.tile_assignment_devices.size(), 32u);
   EXPECT_EQ(s.tile_assignment_devices.back(), 9);
@@ -80,14 +81,16 @@ TEST(ShardingTest, IotaTiles) {
 
   s = Ok("{devices=[2,2,2]<=[8] last_tile_dims={manual}}");
   EXPECT_THAT(s.last_tile_dims, ElementsAre(ShardingType::kManual));
-  s = Ok("{devices=[2,2,2,2]<=[2,2,2,2]T(0,2,1,3) "
+  s =
+      Ok("{devices=[2,2,2,2]<=[2,2,2,2]T(0,2,1,3) "
          "last_tile_dims={unreduced,replicated}}");
   EXPECT_THAT(s.last_tile_dims,
               ElementsAre(ShardingType::kUnreduced, ShardingType::kReplicated));
 }
 
 TEST(ShardingTest, TupleShardings) {
-  HloShardingValue s = Ok("{{replicated}, {maximal device=1}, {devices=[2]0,1}}");
+  HloShardingValue s =
+      Ok("{{replicated}, {maximal device=1}, {devices=[2]0,1}}");
   EXPECT_EQ(s.type, ShardingType::kTuple);
   ASSERT_EQ(s.tuple_shardings.size(), 3u);
   EXPECT_EQ(s.tuple_shardings[0].type, ShardingType::kReplicated);
@@ -97,7 +100,8 @@ TEST(ShardingTest, TupleShardings) {
   EXPECT_EQ(Ok("{}").type, ShardingType::kTuple);
   EXPECT_EQ(Ok("{{replicated}}").tuple_shardings.size(), 1u);
   // Operand index hints are comments (corpus).
-  s = Ok("{{replicated}, {replicated}, {replicated}, {replicated}, "
+  s =
+      Ok("{{replicated}, {replicated}, {replicated}, {replicated}, "
          "{replicated}, /*index=5*/{replicated}}");
   EXPECT_EQ(s.tuple_shardings.size(), 6u);
 }
@@ -110,11 +114,13 @@ TEST(ShardingTest, GroupsAndMetadata) {
   s = Ok("{devices=[2]0,1 shard_like 2}");
   EXPECT_FALSE(s.shard_group->shard_as);
 
-  s = Ok("{devices=[1,2,2]0,1,2,3 last_tile_dims={manual} "
+  s =
+      Ok("{devices=[1,2,2]0,1,2,3 last_tile_dims={manual} "
          "metadata={op_name=\"a\"}}");
   ASSERT_EQ(s.metadata.size(), 1u);
   EXPECT_EQ(s.metadata[0].op_name, "a");
-  s = Ok("{maximal device=0 metadata={op_type=\"_TPUReplicate\" "
+  s =
+      Ok("{maximal device=0 metadata={op_type=\"_TPUReplicate\" "
          "op_name=\"cluster\"}}");
   EXPECT_EQ(s.metadata[0].op_type, "_TPUReplicate");
   s = Ok("{replicated metadata={{op_name=\"a\"}, {op_name=\"b\"}}}");
@@ -141,8 +147,8 @@ TEST(ShardingTest, Errors) {
   EXPECT_EQ(ErrorAt("{replicated devices=[2]0,1}"), 0u);
   EXPECT_EQ(ErrorAt("{maximal}"), 0u);
   EXPECT_EQ(ErrorAt("{maximal device=0 device=1}"), 0u);
-  EXPECT_EQ(ErrorAt("{devices=[2,2]0,1,2}"), 1u);  // 3 devices for 4 tiles
-  EXPECT_EQ(ErrorAt("{devices=[1]0}"), 1u);        // explicit list of one
+  EXPECT_EQ(ErrorAt("{devices=[2,2]0,1,2}"), 1u);     // 3 devices for 4 tiles
+  EXPECT_EQ(ErrorAt("{devices=[1]0}"), 1u);           // explicit list of one
   EXPECT_EQ(ErrorAt("{devices=[2,4]<=[4,3]}"), 16u);  // 12 != 8
   EXPECT_EQ(ErrorAt("{devices=[2,4]<=[4,2]T(0,0)}"), 25u);
   EXPECT_EQ(ErrorAt("{devices=[2,4]<=[4,2]T(0)}"), 21u);

@@ -22,8 +22,8 @@ TEST(DiscoveryTest, FilesComeInPathOrder) {
   // '-' (0x2d) and '.' (0x2e) sort below '/' (0x2f) as bytes, above it as
   // path components; 'B' below 'a'; a longer name after its prefix.
   const std::vector<std::string> names = {
-      "a/b.txt",   "a-b.txt", "a.txt",     "a/c/d.txt", "B.txt",
-      "a.b/x.txt", "a.b.txt", "a/b.txt.txt", "z/a.hlo", "a/\xc3\xa9.txt"};
+      "a/b.txt",   "a-b.txt", "a.txt",       "a/c/d.txt", "B.txt",
+      "a.b/x.txt", "a.b.txt", "a/b.txt.txt", "z/a.hlo",   "a/\xc3\xa9.txt"};
   for (const std::string& name : names) WriteFile(dir.path() / name, "x\n");
   WriteFile(dir.path() / "a/skip.npz", "x\n");  // not a candidate
 

@@ -16,7 +16,8 @@ TEST(DumpNameTest, StageWithTimestamp) {
 }
 
 TEST(DumpNameTest, StageWithoutTimestamp) {
-  DumpFileName d = ParseDumpFileName("module_0001.jit_f.after_optimizations.txt");
+  DumpFileName d =
+      ParseDumpFileName("module_0001.jit_f.after_optimizations.txt");
   EXPECT_EQ(d.kind, DumpKind::kStage);
   EXPECT_EQ(d.timestamp, "");
   EXPECT_EQ(d.module_id, 1);
@@ -90,7 +91,8 @@ TEST(DumpNameTest, PassStep) {
 TEST(DumpNameTest, AuxiliaryFiles) {
   for (const char* name :
        {"module_0001.jit_f.after_optimizations-buffer-assignment.txt",
-        "module_0001.jit_f.sm_9.0_gpu_after_optimizations-memory-usage-report.txt",
+        "module_0001.jit_f.sm_9.0_gpu_after_optimizations-memory-usage-report."
+        "txt",
         "module_0001.jit_f.ir-no-opt.ll", "module_0001.jit_f.ptx",
         "module_0001.jit_f.before_optimizations.hlo.pb",
         "module_0001.jit_f.after_optimizations.dot",

@@ -19,8 +19,9 @@ std::vector<std::string> Rank(std::string_view pattern,
   for (std::string& w : words) {
     if (auto s = matcher.Match(w)) scored.push_back({*s, w});
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(
+      scored.begin(), scored.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> out;
   for (auto& [score, w] : scored) out.push_back(w);
   return out;
@@ -85,7 +86,6 @@ std::vector<std::string> Names(std::string_view query_text) {
   return out;
 }
 
-
 TEST(QueryTest, Filters) {
   EXPECT_EQ(Names("kind:computation"),
             (std::vector<std::string>{"fused_computation", "main"}));
@@ -129,7 +129,8 @@ TEST(QueryTest, PathologicalRegexIsLinear) {
 }
 
 TEST(QueryTest, FileGlob) {
-  absl::StatusOr<SymbolQuery> q = SymbolQuery::Parse("file:*.after_optimizations.txt x");
+  absl::StatusOr<SymbolQuery> q =
+      SymbolQuery::Parse("file:*.after_optimizations.txt x");
   ASSERT_TRUE(q.ok());
   EXPECT_FALSE(q->RejectsFile("/d/module_0001.f.after_optimizations.txt"));
   EXPECT_TRUE(q->RejectsFile("/d/module_0001.f.before_optimizations.txt"));

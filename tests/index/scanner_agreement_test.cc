@@ -6,8 +6,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "index/scanner.h"
 #include "hlo/parser.h"
+#include "index/scanner.h"
 
 namespace hlo::index {
 namespace {
@@ -62,8 +62,9 @@ std::vector<Def> FromParser(const ParsedFile& file) {
   for (const Instruction& i : file.instructions) {
     if (i.is_nested || i.name.empty()) continue;
     auto [line, col] = at(i.name);
-    std::string shape =
-        i.shape == kNone ? "" : std::string(file.Text(file.shapes[i.shape].span));
+    std::string shape = i.shape == kNone
+                            ? ""
+                            : std::string(file.Text(file.shapes[i.shape].span));
     defs.push_back({i.name.begin,
                     {SymbolKind::kInstruction, std::string(file.Text(i.name)),
                      line, col, std::string(file.Text(i.opcode_span)), shape}});
@@ -77,7 +78,8 @@ std::vector<Def> FromParser(const ParsedFile& file) {
 
 // The parser is a stub until it lands: skip rather than pass vacuously.
 bool ParserIsReal() {
-  auto file = Parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+  auto file =
+      Parse("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
   return !file->modules.empty() && !file->instructions.empty();
 }
 
@@ -128,8 +130,9 @@ void CheckAgreement(const ParsedFile& parsed_file, std::string_view text,
   }
   ASSERT_EQ(actual.size(), expected.size())
       << label << (actual.size() > expected.size() ? " extra: " : " missing: ")
-      << (actual.size() > expected.size() ? actual : expected)
-             [std::min(actual.size(), expected.size())];
+      << (actual.size() > expected.size()
+              ? actual
+              : expected)[std::min(actual.size(), expected.size())];
 }
 
 constexpr std::string_view kFixture =
@@ -166,8 +169,8 @@ TEST(ScannerAgreementTest, Fixture) {
 TEST(ScannerAgreementTest, CorpusSample) {
   if (!ParserIsReal()) GTEST_SKIP() << "hlo::Parse is still a stub";
   const char* source = std::getenv("HLO_LSP_SOURCE_DIR");
-  fs::path corpus =
-      fs::path(source ? source : HLO_LSP_SOURCE_DIR) / ".." / "shared" / "corpus";
+  fs::path corpus = fs::path(source ? source : HLO_LSP_SOURCE_DIR) / ".." /
+                    "shared" / "corpus";
   std::error_code ec;
   if (!fs::is_directory(corpus, ec)) GTEST_SKIP() << "no corpus at " << corpus;
   // A bounded sample (every 25th file), not the whole corpus.
@@ -196,8 +199,8 @@ TEST(ScannerAgreementTest, CorpusSample) {
     checked += in_contract ? 1 : 0;
     sampled += 1;
   }
-  std::printf("scanner/parser agreement on %zu of %zu sampled files\n",
-              checked, sampled);
+  std::printf("scanner/parser agreement on %zu of %zu sampled files\n", checked,
+              sampled);
   EXPECT_GT(checked, sampled / 2);
 }
 

@@ -23,9 +23,8 @@ std::string Describe(const FileSymbols& f, const Symbol& s, uint32_t line,
                      std::string_view module) {
   std::ostringstream out;
   out << static_cast<int>(s.kind) << " " << f.Name(s) << " " << line << ":"
-      << s.column << " flags=" << int{s.flags}
-      << " module=" << module << " op=" << f.String(s.opcode)
-      << " shape=" << f.String(s.shape);
+      << s.column << " flags=" << int{s.flags} << " module=" << module
+      << " op=" << f.String(s.opcode) << " shape=" << f.String(s.shape);
   return out.str();
 }
 

@@ -50,14 +50,16 @@ class SearchCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     binary_ = HLO_LSP_BINARY;
-    if (!fs::exists(binary_) || Shell(binary_ + " search --help").exit_code != 0) {
+    if (!fs::exists(binary_) ||
+        Shell(binary_ + " search --help").exit_code != 0) {
       GTEST_SKIP() << "no hlo-lsp with a search subcommand at " << binary_;
     }
     for (int k = 1; k <= 4; ++k) {
       char name[100];
-      std::snprintf(name, sizeof(name), "module_%04d.m%d.before_optimizations.txt",
-                    k, k);
-      WriteFile(dir_.path() / name, MakeModule("m" + std::to_string(k), 3, 30, k));
+      std::snprintf(name, sizeof(name),
+                    "module_%04d.m%d.before_optimizations.txt", k, k);
+      WriteFile(dir_.path() / name,
+                MakeModule("m" + std::to_string(k), 3, 30, k));
     }
     WriteFile(dir_.path() / "module_0001.m1.ir-no-opt.ll", "add.3 = x\n");
     base_ = binary_ + " search --no-cache --dir " + dir_.path().string() + " ";
@@ -72,8 +74,8 @@ TEST_F(SearchCliTest, TextOutputAndExitCodes) {
   EXPECT_EQ(r.exit_code, 0);
   std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u);
-  std::string first = (dir_.path() / "module_0001.m1.before_optimizations.txt")
-                          .string() + ":";
+  std::string first =
+      (dir_.path() / "module_0001.m1.before_optimizations.txt").string() + ":";
   EXPECT_EQ(lines[0].rfind(first, 0), 0u) << lines[0];
   EXPECT_NE(lines[0].find(": instruction p0.1"), std::string::npos) << lines[0];
   EXPECT_EQ(Shell(base_ + "zzzzqqqq").exit_code, 1);
@@ -114,7 +116,7 @@ TEST_F(SearchCliTest, LimitZeroFindsWhatRipgrepFinds) {
       escaped += c;
     }
     RunResult rg = Shell("rg -n --no-heading --with-filename '^\\s*(ROOT )?%?" +
-                       escaped + " = ' " + dir_.path().string());
+                         escaped + " = ' " + dir_.path().string());
     std::set<std::string> expected;
     for (const std::string& line : Lines(rg.out)) {
       expected.insert(line.substr(0, line.find(':', line.find(':') + 1)));

@@ -69,14 +69,12 @@ std::vector<std::string> Describe(const FolderCache& cache) {
       for (uint32_t r = cache.block_begin[u.block];
            r < cache.block_begin[u.block + 1]; ++r) {
         const Record& rec = cache.records[r];
-        out.push_back(f.key.path + " " +
-                      text(cache.name_arena, cache.name_offsets, rec.name) +
-                      " " +
-                      text(cache.other_arena, cache.other_offsets, rec.shape) +
-                      " " +
-                      text(cache.other_arena, cache.other_offsets,
-                           rec.opcode) +
-                      " " + std::to_string(u.base_line + rec.line_delta));
+        out.push_back(
+            f.key.path + " " +
+            text(cache.name_arena, cache.name_offsets, rec.name) + " " +
+            text(cache.other_arena, cache.other_offsets, rec.shape) + " " +
+            text(cache.other_arena, cache.other_offsets, rec.opcode) + " " +
+            std::to_string(u.base_line + rec.line_delta));
       }
     }
     for (const auto& [first, name] : f.modules) {
@@ -104,9 +102,9 @@ TEST(ShardEncodeTest, AllUsedShortcutWritesWhatTheFullPassWrites) {
   EXPECT_NE(std::find(symbols.begin(), symbols.end(),
                       "/d/b.txt t s32[3,2]{1,0} transpose 5"),
             symbols.end());
-  EXPECT_NE(std::find(symbols.begin(), symbols.end(),
-                      "/d/a.txt module first 0"),
-            symbols.end());
+  EXPECT_NE(
+      std::find(symbols.begin(), symbols.end(), "/d/a.txt module first 0"),
+      symbols.end());
 }
 
 TEST(ShardEncodeTest, FullPassDropsWhatNoFileUses) {
@@ -116,8 +114,7 @@ TEST(ShardEncodeTest, FullPassDropsWhatNoFileUses) {
   std::vector<CachedFile> only_second = {Cached(second, "/d/b.txt")};
   // Decoded caches point into these bytes.
   const std::string kept_bytes =
-      EncodeFolderCache("/d", store, only_second, /*all_used=*/true)
-          .Flatten();
+      EncodeFolderCache("/d", store, only_second, /*all_used=*/true).Flatten();
   const std::string dropped_bytes =
       EncodeFolderCache("/d", store, only_second).Flatten();
   std::optional<FolderCache> kept = DecodeFolderCache(kept_bytes, nullptr);

@@ -40,8 +40,8 @@ inline void WriteFile(const std::filesystem::path& path,
 inline std::string MakeModule(const std::string& name, int computations,
                               int instructions, int seed) {
   std::mt19937 rng(seed);
-  const char* ops[] = {"add", "multiply", "dot", "broadcast", "reshape",
-                       "fusion", "convert"};
+  const char* ops[] = {"add",     "multiply", "dot",    "broadcast",
+                       "reshape", "fusion",   "convert"};
   std::string out = "HloModule " + name +
                     ", entry_computation_layout={(f32[8]{0})->f32[8]{0}}\n\n";
   for (int c = 0; c < computations; ++c) {
@@ -56,7 +56,8 @@ inline std::string MakeModule(const std::string& name, int computations,
       std::string iname = std::string(op) + "." + std::to_string(c * 1000 + i);
       out += std::string(i + 1 == instructions ? "  ROOT %" : "  %") + iname +
              " = f32[8]{0} " + op + "(f32[8]{0} %p0." + std::to_string(c) +
-             "), metadata={op_name=\"jit(" + name + ")/" + op + "\" "
+             "), metadata={op_name=\"jit(" + name + ")/" + op +
+             "\" "
              "source_file=\"model.py\" source_line=" +
              std::to_string(10 + i % 17) + "}\n";
     }

@@ -1,13 +1,13 @@
 // Decoder, printer and encoder tests: the real protos of the corpus (skipped
 // without it), round trips over our fixtures, and damaged input of every
 // kind (truncation at each byte, random bytes, gzip, a 2 GB length field).
+#include <sys/wait.h>
 #include <zlib.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <random>
-#include <sys/wait.h>
 #include <sstream>
 #include <string>
 
@@ -83,7 +83,8 @@ std::string Outline(const std::string& text) {
         out += " op:" + std::string(file->Text(file->operands[o].name));
       }
       for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
-        out += " calls:" + std::string(file->Text(file->computation_refs[r].name));
+        out +=
+            " calls:" + std::string(file->Text(file->computation_refs[r].name));
       }
       for (Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {
         const Attribute& attr = file->attributes[a];
@@ -302,7 +303,8 @@ ENTRY %e (p: f32[2,3,4], q: f32[2,4,5], c: c64[3], img: f32[1,4,6,2], k: f32[3,3
   EXPECT_EQ(shapes["t"].layout().minor_to_major_size(), 3);
   // bf16 1.5 = 0x3fc0, -3 = 0xc040; f16 0.1 = 0x2e66, 65504 = 0x7bff.
   EXPECT_EQ(by_name["h"].literal().bf16s(), std::string("\xc0\x3f\x40\xc0", 4));
-  EXPECT_EQ(by_name["half"].literal().f16s(), std::string("\x66\x2e\xff\x7b", 4));
+  EXPECT_EQ(by_name["half"].literal().f16s(),
+            std::string("\x66\x2e\xff\x7b", 4));
   // And the printed text reads back clean with those shapes written.
   std::string printed;
   AppendModuleText(*module, PrintOptions(), &printed);
@@ -329,9 +331,10 @@ TEST(ProtoRoundTrip, SparseAndSplitLayoutsSurvive) {
   EXPECT_NE(printed.find("f32[10,10]{1,0:D(D,C+~)} parameter(0)"),
             std::string::npos)
       << printed;
-  EXPECT_NE(printed.find(
-                "f32[10,10]{1,0:D(D,C)P((s32[10]{0:T(100)}, f32[10]{0}))} copy("),
-            std::string::npos)
+  EXPECT_NE(
+      printed.find(
+          "f32[10,10]{1,0:D(D,C)P((s32[10]{0:T(100)}, f32[10]{0}))} copy("),
+      std::string::npos)
       << printed;
   EXPECT_NE(printed.find("s32[6]{0:T(128)S(1)SC(0:3,5)} negate("),
             std::string::npos)
@@ -340,7 +343,8 @@ TEST(ProtoRoundTrip, SparseAndSplitLayoutsSurvive) {
 
 TEST(ProtoRoundTrip, BadTextIsAnError) {
   absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(
-      "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] add(%nope, %x)\n}\n");
+      "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] add(%nope, "
+      "%x)\n}\n");
   EXPECT_FALSE(bytes.ok());
 }
 
@@ -465,12 +469,14 @@ TEST(ProtoDecode, ChunkedUnoptimizedSnapshot) {
   const std::string shape_bytes = shape.SerializeAsString();
   std::string literal;
   uint64_t shape_size = shape_bytes.size();
-  for (int b = 0; b < 8; ++b) literal.push_back(static_cast<char>(shape_size >> (8 * b)));
+  for (int b = 0; b < 8; ++b)
+    literal.push_back(static_cast<char>(shape_size >> (8 * b)));
   literal += shape_bytes;
   const float values[3] = {1.5f, -2.0f, 0.25f};
   literal.append(reinterpret_cast<const char*>(values), sizeof(values));
-  metadata.add_partitions()->add_arguments_descriptors()->set_argument_size_bytes(
-      literal.size());
+  metadata.add_partitions()
+      ->add_arguments_descriptors()
+      ->set_argument_size_bytes(literal.size());
   std::string file;
   {
     std::string meta = metadata.SerializeAsString();
@@ -485,7 +491,8 @@ TEST(ProtoDecode, ChunkedUnoptimizedSnapshot) {
   file += literal;
   absl::StatusOr<ProtoTextResult> text = ConvertProtoFileToText(file);
   ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(text->kind, "HloUnoptimizedSnapshot (chunked large-snapshot format)");
+  EXPECT_EQ(text->kind,
+            "HloUnoptimizedSnapshot (chunked large-snapshot format)");
   EXPECT_NE(text->text.find("// argument 0: f32[3]{0} {1.5, -2, 0.25}"),
             std::string::npos)
       << text->text;
@@ -536,8 +543,8 @@ namespace hlo::proto {
 namespace {
 
 int RunCli(const std::string& args) {
-  const std::string command = std::string(HLO_LSP_BINARY) + " " + args +
-                              " > /dev/null 2>&1";
+  const std::string command =
+      std::string(HLO_LSP_BINARY) + " " + args + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -546,8 +553,8 @@ TEST(ConvertCli, ExitCodes) {
   if (!fs::exists(HLO_LSP_BINARY)) GTEST_SKIP() << "binary not built";
   const fs::path dir = fs::temp_directory_path() / "hlo_proto_cli_test";
   fs::create_directories(dir);
-  const std::string fixture = std::string(HLO_LSP_SOURCE_DIR) +
-                              "/tests/proto/fixtures/features.hlo";
+  const std::string fixture =
+      std::string(HLO_LSP_SOURCE_DIR) + "/tests/proto/fixtures/features.hlo";
   const std::string pb = (dir / "f.pb").string();
   // Text to proto needs -o.
   EXPECT_EQ(RunCli("convert " + fixture), 2);
@@ -561,10 +568,11 @@ TEST(ConvertCli, ExitCodes) {
   EXPECT_EQ(RunCli("convert --to text " + fixture), 1);
   {
     std::ofstream bad(dir / "bad.hlo");
-    bad << "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] add(%x)\n}\n";
+    bad << "HloModule m\nENTRY %e () -> f32[] {\n  ROOT %r = f32[] "
+           "add(%x)\n}\n";
   }
-  EXPECT_EQ(RunCli("convert " + (dir / "bad.hlo").string() + " -o " + pb + ".2"),
-            1);
+  EXPECT_EQ(
+      RunCli("convert " + (dir / "bad.hlo").string() + " -o " + pb + ".2"), 1);
   {
     std::ofstream garbage(dir / "g.pb", std::ios::binary);
     garbage << std::string("\x0a\xff\xff\x03garbage", 11);
@@ -587,9 +595,9 @@ namespace {
 
 TEST(ProtoCorpus, TextFormatFilesConvertDirectly) {
   if (!fs::exists(kCorpus)) GTEST_SKIP() << "no corpus";
-  absl::StatusOr<ProtoTextResult> snapshot = ConvertTextProtoToText(ReadFile(
-      kCorpus /
-      "tools__multihost_hlo_runner__data__sharded_unoptimized_hlo_snapshot.pbtxt"));
+  absl::StatusOr<ProtoTextResult> snapshot = ConvertTextProtoToText(
+      ReadFile(kCorpus / "tools__multihost_hlo_runner__data__sharded_"
+                         "unoptimized_hlo_snapshot.pbtxt"));
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   EXPECT_EQ(snapshot->kind, "HloUnoptimizedSnapshot (text format)");
   EXPECT_EQ(ParseErrors(snapshot->text), "") << snapshot->text;

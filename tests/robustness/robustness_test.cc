@@ -96,8 +96,7 @@ void TouchEverything(const ParsedFile& file) {
     ASSERT_LE(d.span.begin, d.span.end);
     ASSERT_LE(d.span.end, file.text().size());
     total += file.Text(d.span).size();
-    (void)file.lines().ToLineColumn(d.span.begin,
-                                    ColumnUnit::kUtf16CodeUnits);
+    (void)file.lines().ToLineColumn(d.span.begin, ColumnUnit::kUtf16CodeUnits);
   }
   auto check = [&](Span span) {
     ASSERT_LE(span.begin, span.end);
@@ -156,8 +155,8 @@ TEST_F(RobustnessTest, TruncatedExamplesGiveDiagnosticsInsideTheEntry) {
       TouchEverything(*file);
       if (cut > entry && cut <= last_brace) {
         // The entry computation is cut open: its '}' is gone.
-        EXPECT_TRUE(file->HasErrors()) << "cut at " << cut << " of "
-                                       << text.substr(0, 60);
+        EXPECT_TRUE(file->HasErrors())
+            << "cut at " << cut << " of " << text.substr(0, 60);
       }
     }
   }
@@ -176,14 +175,60 @@ TEST_F(RobustnessTest, RandomBytes) {
 TEST_F(RobustnessTest, RandomTokenSoup) {
   // Plausible tokens in random order reach deeper into the parser than bytes.
   const std::vector<std::string> tokens = {
-      "HloModule", "m", "ENTRY", "ROOT", "%a", "%b", "=", "f32[2,3]{1,0}",
-      "f32[]", "(", ")", "{", "}", "[", "]", ",", ":", "->", "add", "parameter",
-      "0", "1", "-1", "constant", "{...}", "to_apply=%a", "metadata={",
-      "op_name=\"x\"", "sharding={devices=[2,1]<=[2]}", "\n", " ", "/*", "*/",
-      "//", "\"", "tuple", "(f32[], s32[])", "T(8,128)", "S(1)", "<=", "?",
-      "fusion", "calls=%b", "kind=kLoop", "while", "condition=%a", "body=%b",
-      "window={size=3x3 pad=1_1x1_1}", "dim_labels=b01f_01io->b01f", "e",
-      "backend_config={\"a\":{\"b\":[1,2]}}", "0_0x1_1", "nan(0x7)", "-inf"};
+      "HloModule",
+      "m",
+      "ENTRY",
+      "ROOT",
+      "%a",
+      "%b",
+      "=",
+      "f32[2,3]{1,0}",
+      "f32[]",
+      "(",
+      ")",
+      "{",
+      "}",
+      "[",
+      "]",
+      ",",
+      ":",
+      "->",
+      "add",
+      "parameter",
+      "0",
+      "1",
+      "-1",
+      "constant",
+      "{...}",
+      "to_apply=%a",
+      "metadata={",
+      "op_name=\"x\"",
+      "sharding={devices=[2,1]<=[2]}",
+      "\n",
+      " ",
+      "/*",
+      "*/",
+      "//",
+      "\"",
+      "tuple",
+      "(f32[], s32[])",
+      "T(8,128)",
+      "S(1)",
+      "<=",
+      "?",
+      "fusion",
+      "calls=%b",
+      "kind=kLoop",
+      "while",
+      "condition=%a",
+      "body=%b",
+      "window={size=3x3 pad=1_1x1_1}",
+      "dim_labels=b01f_01io->b01f",
+      "e",
+      "backend_config={\"a\":{\"b\":[1,2]}}",
+      "0_0x1_1",
+      "nan(0x7)",
+      "-inf"};
   std::mt19937 random(7);
   for (int round = 0; round < 3000; ++round) {
     std::string text;
@@ -222,7 +267,8 @@ TEST_F(RobustnessTest, InvalidUtf8) {
   // Inside a string any bytes may appear; it must not crash either way.
   const std::string string_text =
       "HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(0), "
-      "metadata={op_name=\"" + bad + "\"}\n}\n";
+      "metadata={op_name=\"" +
+      bad + "\"}\n}\n";
   std::unique_ptr<ParsedFile> in_string = Parse(string_text);
   TouchEverything(*in_string);
   // Alone.
@@ -273,8 +319,8 @@ TEST_F(RobustnessTest, FiftyMegabyteLine) {
 TEST_F(RobustnessTest, DeepNestingIsBounded) {
   constexpr int kDepth = 200'000;
   const std::string head = "HloModule m\nENTRY e {\n  ROOT x = ";
-  for (auto [open, close] : {std::pair{'(', ')'}, std::pair{'[', ']'},
-                             std::pair{'{', '}'}}) {
+  for (auto [open, close] :
+       {std::pair{'(', ')'}, std::pair{'[', ']'}, std::pair{'{', '}'}}) {
     std::string nested(kDepth, open);
     nested += std::string(kDepth, close);
     // As a shape, as an operand list, and as the whole file.

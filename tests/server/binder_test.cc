@@ -1,9 +1,10 @@
 // The typed protocol edge: params that do not decode answer -32602 with a
 // message naming the field, for requests and for each command.
+#include "server/binder.h"
+
 #include <string>
 
 #include "gtest/gtest.h"
-#include "server/binder.h"
 #include "tests/server/server_harness.h"
 
 namespace hlo_lsp {
@@ -29,25 +30,29 @@ class BinderTest : public ::testing::Test {
 void ExpectInvalidField(const Json& reply, const std::string& field) {
   ASSERT_TRUE(reply.contains("error")) << reply.dump();
   EXPECT_EQ(reply["error"]["code"], kInvalidParams) << reply.dump();
-  EXPECT_NE(reply["error"]["message"].get<std::string>().find("'" + field + "'"),
-            std::string::npos)
+  EXPECT_NE(
+      reply["error"]["message"].get<std::string>().find("'" + field + "'"),
+      std::string::npos)
       << reply.dump();
 }
 
 TEST_F(BinderTest, CommandArgumentOfTheWrongTypeNamesTheField) {
   ServerHarness h(NoCache());
   h.Initialize();
-  ExpectInvalidField(Call(h, "workspace/executeCommand",
-                          {{"command", "hlo.replay"},
-                           {"arguments", {{{"uri", "file:///x.hlo"}, {"fakeData", "yes"}}}}}),
-                     "fakeData");
-  ExpectInvalidField(Call(h, "workspace/executeCommand",
-                          {{"command", "hlo.compare"},
-                           {"arguments", {{{"uri", "file:///x.hlo"}, {"platforms", "gpu"}}}}}),
-                     "platforms");
-  ExpectInvalidField(Call(h, "workspace/executeCommand",
-                          {{"command", "hlo.search"}, {"arguments", {{{"query", 3}}}}}),
-                     "query");
+  ExpectInvalidField(
+      Call(h, "workspace/executeCommand",
+           {{"command", "hlo.replay"},
+            {"arguments", {{{"uri", "file:///x.hlo"}, {"fakeData", "yes"}}}}}),
+      "fakeData");
+  ExpectInvalidField(
+      Call(h, "workspace/executeCommand",
+           {{"command", "hlo.compare"},
+            {"arguments", {{{"uri", "file:///x.hlo"}, {"platforms", "gpu"}}}}}),
+      "platforms");
+  ExpectInvalidField(
+      Call(h, "workspace/executeCommand",
+           {{"command", "hlo.search"}, {"arguments", {{{"query", 3}}}}}),
+      "query");
   ExpectInvalidField(Call(h, "hlo/protoToText", {{"uri", 5}}), "uri");
   ExpectInvalidField(Call(h, "hlo/replayResult", {{"id", "x"}}), "id");
 }
@@ -59,8 +64,9 @@ TEST_F(BinderTest, RequestParamsOfTheWrongTypeNameTheField) {
                           {{"textDocument", {{"uri", "file:///x.hlo"}}},
                            {"position", {{"line", "zero"}, {"character", 0}}}}),
                      "line");
-  ExpectInvalidField(Call(h, "textDocument/documentSymbol", {{"textDocument", {{"uri", 1}}}}),
-                     "uri");
+  ExpectInvalidField(
+      Call(h, "textDocument/documentSymbol", {{"textDocument", {{"uri", 1}}}}),
+      "uri");
   ExpectInvalidField(Call(h, "workspace/symbol", {{"query", false}}), "query");
 }
 
@@ -79,8 +85,11 @@ TEST_F(BinderTest, UnknownCommandAndMethod) {
 TEST_F(BinderTest, ServerInfoVersionComesFromTheBuild) {
   ServerHarness h(NoCache());
   Json init = h.Initialize();
-  EXPECT_EQ(init["result"]["serverInfo"]["version"], HLO_LSP_VERSION) << init.dump();
-  EXPECT_EQ(init["result"]["capabilities"]["executeCommandProvider"]["commands"].size(), 6u);
+  EXPECT_EQ(init["result"]["serverInfo"]["version"], HLO_LSP_VERSION)
+      << init.dump();
+  EXPECT_EQ(init["result"]["capabilities"]["executeCommandProvider"]["commands"]
+                .size(),
+            6u);
 }
 
 // The encoders used for results: a vector of optionals and a null.

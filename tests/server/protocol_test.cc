@@ -11,8 +11,11 @@ Json Parse(const char* text) { return Json::parse(text, nullptr, false); }
 TEST(ProtocolTest, DecodesPositionParams) {
   TextDocumentPositionParams p;
   std::string error;
-  ASSERT_TRUE(FromJson(Parse(R"({"textDocument":{"uri":"file:///a"},"position":{"line":3,"character":7}})"),
-                       &p, &error)) << error;
+  ASSERT_TRUE(FromJson(
+      Parse(
+          R"({"textDocument":{"uri":"file:///a"},"position":{"line":3,"character":7}})"),
+      &p, &error))
+      << error;
   EXPECT_EQ(p.uri, "file:///a");
   EXPECT_EQ(p.position, (Position{3, 7}));
 }
@@ -20,25 +23,35 @@ TEST(ProtocolTest, DecodesPositionParams) {
 TEST(ProtocolTest, RejectsWrongShapesWithoutThrowing) {
   std::string error;
   TextDocumentPositionParams p;
-  for (const char* bad : {
-           "null", "[]", "42", R"({"textDocument":{}})",
-           R"({"textDocument":{"uri":5},"position":{"line":0,"character":0}})",
-           R"({"textDocument":{"uri":"u"},"position":{"line":-1,"character":0}})",
-           R"({"textDocument":{"uri":"u"},"position":{"line":"1","character":0}})",
-           R"({"textDocument":{"uri":"u"},"position":[1,2]})",
-       }) {
+  for (
+      const char* bad : {
+          "null",
+          "[]",
+          "42",
+          R"({"textDocument":{}})",
+          R"({"textDocument":{"uri":5},"position":{"line":0,"character":0}})",
+          R"({"textDocument":{"uri":"u"},"position":{"line":-1,"character":0}})",
+          R"({"textDocument":{"uri":"u"},"position":{"line":"1","character":0}})",
+          R"({"textDocument":{"uri":"u"},"position":[1,2]})",
+      }) {
     EXPECT_FALSE(FromJson(Parse(bad), &p, &error)) << bad;
     EXPECT_FALSE(error.empty());
   }
   DidChangeParams c;
-  EXPECT_FALSE(FromJson(Parse(R"({"textDocument":{"uri":"u"},"contentChanges":{}})"), &c, &error));
-  EXPECT_FALSE(FromJson(Parse(R"({"textDocument":{"uri":"u"},"contentChanges":[{"range":{}}]})"), &c, &error));
+  EXPECT_FALSE(
+      FromJson(Parse(R"({"textDocument":{"uri":"u"},"contentChanges":{}})"), &c,
+               &error));
+  EXPECT_FALSE(FromJson(
+      Parse(R"({"textDocument":{"uri":"u"},"contentChanges":[{"range":{}}]})"),
+      &c, &error));
 }
 
 TEST(ProtocolTest, HugeNumbersClamp) {
   Position p;
   std::string error;
-  ASSERT_TRUE(FromJson(Parse(R"({"line":99999999999999,"character":18446744073709551615})"), &p, &error));
+  ASSERT_TRUE(FromJson(
+      Parse(R"({"line":99999999999999,"character":18446744073709551615})"), &p,
+      &error));
   EXPECT_EQ(p.line, 0xffffffffu);
   EXPECT_EQ(p.character, 0xffffffffu);
 }
@@ -46,19 +59,26 @@ TEST(ProtocolTest, HugeNumbersClamp) {
 TEST(ProtocolTest, InitializeParams) {
   InitializeParams p;
   std::string error;
-  ASSERT_TRUE(FromJson(Parse(R"({"capabilities":{"general":{"positionEncodings":["utf-16","utf-8"]}},
-      "trace":"verbose","initializationOptions":{"inlayHints":false}})"), &p, &error));
+  ASSERT_TRUE(FromJson(
+      Parse(
+          R"({"capabilities":{"general":{"positionEncodings":["utf-16","utf-8"]}},
+      "trace":"verbose","initializationOptions":{"inlayHints":false}})"),
+      &p, &error));
   EXPECT_EQ(p.position_encodings.size(), 2u);
   EXPECT_EQ(p.trace, "verbose");
   ASSERT_TRUE(p.inlay_hints.has_value());
   EXPECT_FALSE(*p.inlay_hints);
-  EXPECT_EQ(InlayHintSetting(Parse(R"({"hlo":{"inlayHints":{"enabled":true}}})")), true);
+  EXPECT_EQ(
+      InlayHintSetting(Parse(R"({"hlo":{"inlayHints":{"enabled":true}}})")),
+      true);
   EXPECT_FALSE(InlayHintSetting(Parse(R"({"other":1})")).has_value());
 }
 
 TEST(ProtocolTest, EncodesSymbols) {
-  DocumentSymbol s{"main", "ENTRY", SymbolKind::kFunction, {{0, 0}, {2, 1}}, {{0, 6}, {0, 10}}, {}};
-  s.children.push_back(DocumentSymbol{"x", "", SymbolKind::kVariable, {}, {}, {}});
+  DocumentSymbol s{"main",           "ENTRY",           SymbolKind::kFunction,
+                   {{0, 0}, {2, 1}}, {{0, 6}, {0, 10}}, {}};
+  s.children.push_back(
+      DocumentSymbol{"x", "", SymbolKind::kVariable, {}, {}, {}});
   Json j = ToJson(s);
   EXPECT_EQ(j["name"], "main");
   EXPECT_EQ(j["kind"], 12);
@@ -70,16 +90,20 @@ TEST(ApplyChangeTest, Utf16AndUtf8Columns) {
   // "é" is 2 UTF-8 bytes and 1 UTF-16 unit; "😀" is 4 bytes, 2 units.
   std::string text = "a\xc3\xa9\xf0\x9f\x98\x80z\nline2";
   std::string t16 = text;
-  ApplyChange(&t16, ContentChange{Range{{0, 4}, {0, 5}}, "Z"}, hlo::ColumnUnit::kUtf16CodeUnits);
+  ApplyChange(&t16, ContentChange{Range{{0, 4}, {0, 5}}, "Z"},
+              hlo::ColumnUnit::kUtf16CodeUnits);
   EXPECT_EQ(t16, "a\xc3\xa9\xf0\x9f\x98\x80Z\nline2");
   std::string t8 = text;
-  ApplyChange(&t8, ContentChange{Range{{0, 7}, {0, 8}}, "Q"}, hlo::ColumnUnit::kUtf8Bytes);
+  ApplyChange(&t8, ContentChange{Range{{0, 7}, {0, 8}}, "Q"},
+              hlo::ColumnUnit::kUtf8Bytes);
   EXPECT_EQ(t8, "a\xc3\xa9\xf0\x9f\x98\x80Q\nline2");
   // Out-of-range positions clamp; reversed ranges are ordered.
   std::string t = "abc\ndef";
-  ApplyChange(&t, ContentChange{Range{{9, 9}, {1, 1}}, "!"}, hlo::ColumnUnit::kUtf16CodeUnits);
+  ApplyChange(&t, ContentChange{Range{{9, 9}, {1, 1}}, "!"},
+              hlo::ColumnUnit::kUtf16CodeUnits);
   EXPECT_EQ(t, "abc\nd!");
-  ApplyChange(&t, ContentChange{std::nullopt, "new"}, hlo::ColumnUnit::kUtf8Bytes);
+  ApplyChange(&t, ContentChange{std::nullopt, "new"},
+              hlo::ColumnUnit::kUtf8Bytes);
   EXPECT_EQ(t, "new");
 }
 
@@ -101,11 +125,16 @@ namespace hlo_lsp {
 namespace {
 
 TEST(ExtractStringFieldTest, MatchesTheJsonParser) {
-  std::string text = "line \"one\"\n\ttab \\ back / slash \x01 é 😀 \xe2\x82\xac end";
+  std::string text =
+      "line \"one\"\n\ttab \\ back / slash \x01 é 😀 \xe2\x82\xac end";
   Json message{{"jsonrpc", "2.0"},
                {"method", "textDocument/didOpen"},
-               {"params", {{"textDocument", {{"uri", "file:///text.hlo"}, {"languageId", "text"},
-                                             {"version", 1}, {"text", text}}}}}};
+               {"params",
+                {{"textDocument",
+                  {{"uri", "file:///text.hlo"},
+                   {"languageId", "text"},
+                   {"version", 1},
+                   {"text", text}}}}}};
   for (bool ascii : {false, true}) {
     // ensure_ascii writes \uXXXX escapes, surrogate pairs included.
     std::string body = message.dump(-1, ' ', ascii);
@@ -124,9 +153,11 @@ TEST(ExtractStringFieldTest, RejectsMalformed) {
   EXPECT_FALSE(ExtractStringField(R"({"text": 5})", "text", &rest, &value));
   EXPECT_FALSE(ExtractStringField(R"({"text":"abc)", "text", &rest, &value));
   EXPECT_FALSE(ExtractStringField(R"({"text":"a\qb"})", "text", &rest, &value));
-  EXPECT_FALSE(ExtractStringField(R"({"text":"a\u12"})", "text", &rest, &value));
+  EXPECT_FALSE(
+      ExtractStringField(R"({"text":"a\u12"})", "text", &rest, &value));
   EXPECT_FALSE(ExtractStringField(R"({"other":"x"})", "text", &rest, &value));
-  ASSERT_TRUE(ExtractStringField(R"({"a":"text","text" : "\ud800x"})", "text", &rest, &value));
+  ASSERT_TRUE(ExtractStringField(R"({"a":"text","text" : "\ud800x"})", "text",
+                                 &rest, &value));
   EXPECT_EQ(value, "\xef\xbf\xbdx");  // a lone surrogate becomes U+FFFD
   EXPECT_EQ(rest, R"({"a":"text","text" : ""})");
 }

@@ -21,7 +21,8 @@ class ServerHarness {
  public:
   explicit ServerHarness(LspServer::Options options = {}) {
     if (::pipe(to_server_) != 0 || ::pipe(from_server_) != 0) std::abort();
-    server_transport_ = std::make_unique<Transport>(to_server_[0], from_server_[1]);
+    server_transport_ =
+        std::make_unique<Transport>(to_server_[0], from_server_[1]);
     server_ = std::make_unique<LspServer>(server_transport_.get(), options);
     server_thread_ = std::thread([this] {
       int code = server_->Run();
@@ -37,7 +38,8 @@ class ServerHarness {
       while (in.Read(&body) != ReadResult::kEof) {
         Json j = Json::parse(body, nullptr, false);
         std::lock_guard<std::mutex> lock(mutex_);
-        received_.push_back(j.is_discarded() ? Json("<bad json>") : std::move(j));
+        received_.push_back(j.is_discarded() ? Json("<bad json>")
+                                             : std::move(j));
         cv_.notify_all();
       }
     });
@@ -56,17 +58,23 @@ class ServerHarness {
     if (input_closed_) return;
     size_t done = 0;
     while (done < bytes.size()) {
-      ssize_t n = ::write(to_server_[1], bytes.data() + done, bytes.size() - done);
+      ssize_t n =
+          ::write(to_server_[1], bytes.data() + done, bytes.size() - done);
       if (n <= 0) return;
       done += static_cast<size_t>(n);
     }
   }
   void Send(const Json& message) {
     std::string body = message.dump();
-    SendRaw("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+    SendRaw("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+            body);
   }
-  void Request(int64_t id, const std::string& method, Json params = Json::object()) {
-    Send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
+  void Request(int64_t id, const std::string& method,
+               Json params = Json::object()) {
+    Send(Json{{"jsonrpc", "2.0"},
+              {"id", id},
+              {"method", method},
+              {"params", params}});
   }
   void Notify(const std::string& method, Json params = Json::object()) {
     Send(Json{{"jsonrpc", "2.0"}, {"method", method}, {"params", params}});
@@ -82,16 +90,18 @@ class ServerHarness {
   // The response to `id`, or null after the timeout.
   Json Response(int64_t id, int timeout_ms = 60000) {
     Json found;
-    WaitUntil([&](const std::vector<Json>& all) {
-      for (const Json& m : all) {
-        if (m.is_object() && m.contains("id") && m["id"] == id &&
-            !m.contains("method")) {
-          found = m;
-          return true;
-        }
-      }
-      return false;
-    }, timeout_ms);
+    WaitUntil(
+        [&](const std::vector<Json>& all) {
+          for (const Json& m : all) {
+            if (m.is_object() && m.contains("id") && m["id"] == id &&
+                !m.contains("method")) {
+              found = m;
+              return true;
+            }
+          }
+          return false;
+        },
+        timeout_ms);
     return found;
   }
   std::vector<Json> Received() {
@@ -116,7 +126,8 @@ class ServerHarness {
   // Waits for the server to end; its exit code, or -1 on timeout.
   int ExitCode(int timeout_ms = 60000) {
     std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return exit_code_ >= 0; });
+    cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                 [&] { return exit_code_ >= 0; });
     return exit_code_;
   }
 

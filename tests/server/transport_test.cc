@@ -56,16 +56,18 @@ TEST(TransportTest, ReadsConsecutiveMessages) {
 }
 
 TEST(TransportTest, HeaderNamesAreCaseInsensitiveAndExtraHeadersIgnored) {
-  Read r = ReadAll("content-length:  5 \r\nContent-Type: application/vscode-jsonrpc; "
-                   "charset=utf-8\r\n\r\nhello" +
-                   std::string("Content-Length: 2\n\nhi"));
+  Read r = ReadAll(
+      "content-length:  5 \r\nContent-Type: application/vscode-jsonrpc; "
+      "charset=utf-8\r\n\r\nhello" +
+      std::string("Content-Length: 2\n\nhi"));
   ASSERT_EQ(r.bodies.size(), 2u);
   EXPECT_EQ(r.bodies[0], "hello");
   EXPECT_EQ(r.bodies[1], "hi");
 }
 
 TEST(TransportTest, BadHeadersAreReportedAndReadingGoesOn) {
-  Read r = ReadAll("Content-Length: abc\r\n\r\n" + std::string("garbage line\r\n\r\n") +
+  Read r = ReadAll("Content-Length: abc\r\n\r\n" +
+                   std::string("garbage line\r\n\r\n") +
                    "Content-Length: -4\r\n\r\n" + Frame("ok"));
   ASSERT_EQ(r.bodies.size(), 1u);
   EXPECT_EQ(r.bodies[0], "ok");
@@ -109,7 +111,8 @@ TEST(TransportTest, WriteFrames) {
   char buf[256];
   ssize_t n = ::read(fds[0], buf, sizeof(buf));
   ::close(fds[0]);
-  EXPECT_EQ(std::string(buf, n), "Content-Length: 10\r\n\r\n{\"x\":\"\xc3\xa9\"}");
+  EXPECT_EQ(std::string(buf, n),
+            "Content-Length: 10\r\n\r\n{\"x\":\"\xc3\xa9\"}");
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "gtest/gtest.h"
 #include "exec/platform.h"
+#include "gtest/gtest.h"
 #include "server/documents.h"
 #include "tests/server/server_harness.h"
 
@@ -16,7 +16,8 @@ namespace hlo_lsp {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr char kBefore[] = R"(HloModule foo, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
+constexpr char kBefore[] =
+    R"(HloModule foo, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
 
 %helper (x: f32[2]) -> f32[2] {
   %x = f32[2]{0} parameter(0)
@@ -29,7 +30,8 @@ ENTRY %main (p: f32[2]) -> f32[2] {
 }
 )";
 
-constexpr char kAfter[] = R"(HloModule foo, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
+constexpr char kAfter[] =
+    R"(HloModule foo, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
 
 ENTRY %main (p: f32[2]) -> f32[2] {
   %p = f32[2]{0} parameter(0)
@@ -53,7 +55,9 @@ class WorkspaceTest : public ::testing::Test {
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
   }
-  std::string Uri(const std::string& name) { return PathToUri((dir_ / name).string()); }
+  std::string Uri(const std::string& name) {
+    return PathToUri((dir_ / name).string());
+  }
 
   static LspServer::Options NoCache() {
     LspServer::Options o;
@@ -118,8 +122,8 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
   Json caps = r["result"]["capabilities"];
   EXPECT_EQ(caps["workspaceSymbolProvider"], true);
   EXPECT_EQ(caps["executeCommandProvider"]["commands"],
-            Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay", "hlo.compare",
-                         "hlo.moduleFiles", "hlo.search"}));
+            Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
+                         "hlo.compare", "hlo.moduleFiles", "hlo.search"}));
   EXPECT_TRUE(caps.contains("codeActionProvider"));
   EXPECT_TRUE(caps.contains("codeLensProvider"));
 }
@@ -127,16 +131,19 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
 TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
   ServerHarness h(NoCache());
   Start(h, {{"window", {{"workDoneProgress", true}}},
-            {"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}});
+            {"workspace",
+             {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}});
   Json reg = AnswerRequest(h, "client/registerCapability", nullptr);
   ASSERT_FALSE(reg.is_null());
-  EXPECT_EQ(reg["params"]["registrations"][0]["method"], "workspace/didChangeWatchedFiles");
+  EXPECT_EQ(reg["params"]["registrations"][0]["method"],
+            "workspace/didChangeWatchedFiles");
   Json create = AnswerRequest(h, "window/workDoneProgress/create", nullptr);
   ASSERT_FALSE(create.is_null());
   std::string token = create["params"]["token"];
   EXPECT_TRUE(h.WaitUntil([&](const std::vector<Json>& all) {
     for (const Json& m : all) {
-      if (m.value("method", "") == "$/progress" && m["params"]["token"] == token &&
+      if (m.value("method", "") == "$/progress" &&
+          m["params"]["token"] == token &&
           m["params"]["value"]["kind"] == "end") {
         return true;
       }
@@ -150,7 +157,8 @@ TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
     if (s["name"] == "helper" && s["kind"] == 12) {
       found = true;
       EXPECT_EQ(s["containerName"], "foo");
-      EXPECT_EQ(s["location"]["uri"], Uri("module_0001.foo.before_optimizations.txt"));
+      EXPECT_EQ(s["location"]["uri"],
+                Uri("module_0001.foo.before_optimizations.txt"));
       EXPECT_EQ(s["location"]["range"]["start"]["line"], 2);
     }
   }
@@ -160,9 +168,11 @@ TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
   Write("module_0002.bar.before_optimizations.txt",
         "HloModule bar\n\nENTRY %newentry (a: f32[]) -> f32[] {\n"
         "  ROOT %a = f32[] parameter(0)\n}\n");
-  h.Notify("workspace/didChangeWatchedFiles",
-           {{"changes", Json::array({Json{{"uri", Uri("module_0002.bar.before_optimizations.txt")},
-                                          {"type", 1}}})}});
+  h.Notify(
+      "workspace/didChangeWatchedFiles",
+      {{"changes", Json::array({Json{
+                       {"uri", Uri("module_0002.bar.before_optimizations.txt")},
+                       {"type", 1}}})}});
   Json fresh = SymbolsEventually(h, "newentry");
   ASSERT_FALSE(fresh.empty());
   EXPECT_EQ(fresh[0]["name"], "newentry");
@@ -195,20 +205,25 @@ TEST_F(WorkspaceTest, ModuleFilesLensAndDefinitionAcrossDumps) {
   Json same = Command(h, "hlo.moduleFiles", {{"uri", after}});
   EXPECT_EQ(same["result"], files["result"]);
 
-  Json lens = Call(h, "textDocument/codeLens", {{"textDocument", {{"uri", after}}}});
+  Json lens =
+      Call(h, "textDocument/codeLens", {{"textDocument", {{"uri", after}}}});
   ASSERT_EQ(lens["result"].size(), 1u) << lens.dump();
   EXPECT_EQ(lens["result"][0]["range"]["start"]["line"], 0);
   EXPECT_EQ(lens["result"][0]["command"]["command"], "hlo.moduleFiles");
-  EXPECT_NE(lens["result"][0]["command"]["title"].get<std::string>().find("before_optimizations"),
+  EXPECT_NE(lens["result"][0]["command"]["title"].get<std::string>().find(
+                "before_optimizations"),
             std::string::npos);
 
   // `to_apply=%helper` in the after file: defined only in the before file.
-  size_t line = 4, col = std::string("  ROOT %r = f32[2]{0} call(%p), to_apply=%he").size();
+  size_t line = 4,
+         col =
+             std::string("  ROOT %r = f32[2]{0} call(%p), to_apply=%he").size();
   Json def = Call(h, "textDocument/definition",
                   {{"textDocument", {{"uri", after}}},
                    {"position", {{"line", line}, {"character", col}}}});
   ASSERT_EQ(def["result"].size(), 1u) << def.dump();
-  EXPECT_EQ(def["result"][0]["uri"], Uri("module_0001.foo.before_optimizations.txt"));
+  EXPECT_EQ(def["result"][0]["uri"],
+            Uri("module_0001.foo.before_optimizations.txt"));
   EXPECT_EQ(def["result"][0]["range"]["start"]["line"], 2);
 }
 
@@ -225,14 +240,17 @@ TEST_F(WorkspaceTest, ExportConvertAndOverwriteRules) {
   Json text = Call(h, "hlo/protoToText", {{"uri", PathToUri(pb.string())}});
   ASSERT_TRUE(text.contains("result")) << text.dump();
   EXPECT_EQ(text["result"]["truncated"], false);
-  EXPECT_NE(text["result"]["text"].get<std::string>().find("HloModule foo"), std::string::npos);
+  EXPECT_NE(text["result"]["text"].get<std::string>().find("HloModule foo"),
+            std::string::npos);
 
   // The .txt beside the .pb exists: the user is asked; Cancel keeps it.
   int64_t id = next_id_++;
-  h.Request(id, "workspace/executeCommand",
-            {{"command", "hlo.convertToText"},
-             {"arguments", Json::array({Json{{"uri", PathToUri(pb.string())}}})}});
-  Json ask = AnswerRequest(h, "window/showMessageRequest", {{"title", "Cancel"}});
+  h.Request(
+      id, "workspace/executeCommand",
+      {{"command", "hlo.convertToText"},
+       {"arguments", Json::array({Json{{"uri", PathToUri(pb.string())}}})}});
+  Json ask =
+      AnswerRequest(h, "window/showMessageRequest", {{"title", "Cancel"}});
   ASSERT_FALSE(ask.is_null());
   EXPECT_EQ(h.Response(id)["result"]["cancelled"], true);
   std::ifstream kept(dir_ / "module_0001.foo.before_optimizations.txt");
@@ -242,9 +260,10 @@ TEST_F(WorkspaceTest, ExportConvertAndOverwriteRules) {
 
   // A failed answer: written beside, as <name>.1.txt, then shown.
   id = next_id_++;
-  h.Request(id, "workspace/executeCommand",
-            {{"command", "hlo.convertToText"},
-             {"arguments", Json::array({Json{{"uri", PathToUri(pb.string())}}})}});
+  h.Request(
+      id, "workspace/executeCommand",
+      {{"command", "hlo.convertToText"},
+       {"arguments", Json::array({Json{{"uri", PathToUri(pb.string())}}})}});
   h.WaitUntil([&](const std::vector<Json>& all) {
     int asks = 0;
     for (const Json& m : all) {
@@ -253,15 +272,18 @@ TEST_F(WorkspaceTest, ExportConvertAndOverwriteRules) {
     return asks == 2;
   });
   for (const Json& m : h.Received()) {
-    if (m.value("method", "") == "window/showMessageRequest" && m["id"] != ask["id"]) {
-      h.Send(Json{{"jsonrpc", "2.0"}, {"id", m["id"]},
+    if (m.value("method", "") == "window/showMessageRequest" &&
+        m["id"] != ask["id"]) {
+      h.Send(Json{{"jsonrpc", "2.0"},
+                  {"id", m["id"]},
                   {"error", {{"code", -32603}, {"message", "no"}}}});
     }
   }
   Json show = AnswerRequest(h, "window/showDocument", {{"success", true}});
   Json converted = h.Response(id);
   fs::path out = dir_ / "module_0001.foo.before_optimizations.1.txt";
-  EXPECT_EQ(converted["result"]["uri"], PathToUri(out.string())) << converted.dump();
+  EXPECT_EQ(converted["result"]["uri"], PathToUri(out.string()))
+      << converted.dump();
   EXPECT_TRUE(fs::exists(out));
   EXPECT_EQ(show["params"]["uri"], PathToUri(out.string()));
 }
@@ -269,18 +291,24 @@ TEST_F(WorkspaceTest, ExportConvertAndOverwriteRules) {
 TEST_F(WorkspaceTest, CodeActions) {
   ServerHarness h(NoCache());
   Start(h, Json::object());
-  Json text_actions = Call(h, "textDocument/codeAction",
-                           {{"textDocument", {{"uri", Uri("module_0001.foo.after_optimizations.txt")}}},
-                            {"range", {{"start", {{"line", 0}, {"character", 0}}},
-                                       {"end", {{"line", 0}, {"character", 0}}}}},
-                            {"context", {{"diagnostics", Json::array()}}}});
+  Json text_actions =
+      Call(h, "textDocument/codeAction",
+           {{"textDocument",
+             {{"uri", Uri("module_0001.foo.after_optimizations.txt")}}},
+            {"range",
+             {{"start", {{"line", 0}, {"character", 0}}},
+              {"end", {{"line", 0}, {"character", 0}}}}},
+            {"context", {{"diagnostics", Json::array()}}}});
   std::vector<std::string> commands;
-  for (const Json& a : text_actions["result"]) commands.push_back(a["command"]["command"]);
-  EXPECT_EQ(commands, (std::vector<std::string>{"hlo.exportProto", "hlo.replay"}));
+  for (const Json& a : text_actions["result"])
+    commands.push_back(a["command"]["command"]);
+  EXPECT_EQ(commands,
+            (std::vector<std::string>{"hlo.exportProto", "hlo.replay"}));
   Json pb_actions = Call(h, "textDocument/codeAction",
                          {{"textDocument", {{"uri", Uri("x.pb")}}},
-                          {"range", {{"start", {{"line", 0}, {"character", 0}}},
-                                     {"end", {{"line", 0}, {"character", 0}}}}},
+                          {"range",
+                           {{"start", {{"line", 0}, {"character", 0}}},
+                            {"end", {{"line", 0}, {"character", 0}}}}},
                           {"context", {{"diagnostics", Json::array()}}}});
   ASSERT_EQ(pb_actions["result"].size(), 1u);
   EXPECT_EQ(pb_actions["result"][0]["title"], "Convert to HLO text");
@@ -290,14 +318,17 @@ TEST_F(WorkspaceTest, CodeActions) {
   auto titles = [&](const std::string& name) {
     Json actions = Call(h, "textDocument/codeAction",
                         {{"textDocument", {{"uri", Uri(name)}}},
-                         {"range", {{"start", {{"line", 0}, {"character", 0}}},
-                                    {"end", {{"line", 0}, {"character", 0}}}}},
+                         {"range",
+                          {{"start", {{"line", 0}, {"character", 0}}},
+                           {"end", {{"line", 0}, {"character", 0}}}}},
                          {"context", {{"diagnostics", Json::array()}}}});
     std::vector<std::string> out;
-    for (const Json& a : actions["result"]) out.push_back(a["command"]["command"]);
+    for (const Json& a : actions["result"])
+      out.push_back(a["command"]["command"]);
     return out;
   };
-  EXPECT_EQ(titles("snapshot.pbtxt"), (std::vector<std::string>{"hlo.convertToText"}));
+  EXPECT_EQ(titles("snapshot.pbtxt"),
+            (std::vector<std::string>{"hlo.convertToText"}));
   EXPECT_EQ(titles("module.pbtxt"),
             (std::vector<std::string>{"hlo.exportProto", "hlo.replay"}));
 }
@@ -309,23 +340,28 @@ TEST_F(WorkspaceTest, ReplayOnCpuThenResult) {
   Json gpu = Command(h, "hlo.replay", {{"uri", before}, {"platform", "gpu"}});
   if (!hlo::exec::QueryGpuInChild().available()) {
     ASSERT_TRUE(gpu.contains("error"));
-    EXPECT_EQ(gpu["error"]["message"].get<std::string>().rfind("no GPU: ", 0), 0u);
+    EXPECT_EQ(gpu["error"]["message"].get<std::string>().rfind("no GPU: ", 0),
+              0u);
   }
 
-  Json started = Command(h, "hlo.replay", {{"uri", before}, {"platform", "cpu"}});
+  Json started =
+      Command(h, "hlo.replay", {{"uri", before}, {"platform", "cpu"}});
   ASSERT_TRUE(started["result"].contains("id")) << started.dump();
   Json result = Call(h, "hlo/replayResult", {{"id", started["result"]["id"]}});
   ASSERT_TRUE(result.contains("result")) << result.dump();
   EXPECT_EQ(result["result"]["outcome"], "ok") << result.dump();
-  EXPECT_NE(result["result"]["summary"].get<std::string>().find("replayed foo on cpu"),
+  EXPECT_NE(result["result"]["summary"].get<std::string>().find(
+                "replayed foo on cpu"),
             std::string::npos);
   ASSERT_EQ(result["result"]["outputs"].size(), 1u);
   EXPECT_EQ(result["result"]["outputs"][0]["shape"], "f32[2]");
   EXPECT_FALSE(result["result"]["stats"].empty());
 
-  Json compare = Command(h, "hlo.compare", {{"uri", before}, {"platforms", {"cpu", "gpu"}}});
+  Json compare = Command(h, "hlo.compare",
+                         {{"uri", before}, {"platforms", {"cpu", "gpu"}}});
   ASSERT_TRUE(compare.contains("error"));
-  EXPECT_NE(compare["error"]["message"].get<std::string>().find("snapshot"), std::string::npos);
+  EXPECT_NE(compare["error"]["message"].get<std::string>().find("snapshot"),
+            std::string::npos);
   Json unknown = Call(h, "hlo/replayResult", {{"id", 9999}});
   EXPECT_TRUE(unknown.contains("error"));
 }
@@ -338,12 +374,14 @@ TEST_F(WorkspaceTest, SearchCommandReturnsContractObjects) {
   ASSERT_TRUE(r["result"].is_array()) << r.dump();
   ASSERT_FALSE(r["result"].empty());
   const Json& hit = r["result"][0];
-  for (const char* key : {"path", "line", "col", "kind", "name", "module", "opcode", "shape"}) {
+  for (const char* key :
+       {"path", "line", "col", "kind", "name", "module", "opcode", "shape"}) {
     EXPECT_TRUE(hit.contains(key)) << key;
   }
   EXPECT_EQ(hit["name"], "helper");
   EXPECT_EQ(hit["kind"], "computation");
-  EXPECT_EQ(hit["path"], (dir_ / "module_0001.foo.before_optimizations.txt").string());
+  EXPECT_EQ(hit["path"],
+            (dir_ / "module_0001.foo.before_optimizations.txt").string());
   Json bad = Command(h, "hlo.search", {{"query", "/[/"}});
   EXPECT_TRUE(bad.contains("error"));
 }
@@ -352,8 +390,10 @@ TEST_F(WorkspaceTest, BadArgumentsAreErrorsNotCrashes) {
   ServerHarness h(NoCache());
   Start(h, Json::object());
   for (const Json& params :
-       {Json{{"command", "hlo.replay"}}, Json{{"command", "hlo.exportProto"}, {"arguments", 3}},
-        Json{{"command", "hlo.convertToText"}, {"arguments", {"file:///nope.pb"}}},
+       {Json{{"command", "hlo.replay"}},
+        Json{{"command", "hlo.exportProto"}, {"arguments", 3}},
+        Json{{"command", "hlo.convertToText"},
+             {"arguments", {"file:///nope.pb"}}},
         Json{{"command", "hlo.search"}, {"arguments", {Json::object()}}},
         Json{{"command", "hlo.nope"}, {"arguments", {Json::object()}}},
         Json{{"command", 7}}}) {
@@ -361,18 +401,23 @@ TEST_F(WorkspaceTest, BadArgumentsAreErrorsNotCrashes) {
     EXPECT_TRUE(r.contains("error")) << params.dump() << " -> " << r.dump();
   }
   EXPECT_TRUE(Call(h, "hlo/replayResult", {{"id", "x"}}).contains("error"));
-  EXPECT_TRUE(Call(h, "hlo/protoToText", {{"uri", Uri("missing.pb")}}).contains("error"));
+  EXPECT_TRUE(Call(h, "hlo/protoToText", {{"uri", Uri("missing.pb")}})
+                  .contains("error"));
   EXPECT_TRUE(Call(h, "hlo/protoToText", {{"uri", 5}}).contains("error"));
   EXPECT_TRUE(Call(h, "hlo/moduleFiles", Json::object()).contains("error"));
-  Json replay = Command(h, "hlo.replay", {{"uri", Uri("missing.txt")}, {"platform", "cpu"}});
+  Json replay = Command(h, "hlo.replay",
+                        {{"uri", Uri("missing.txt")}, {"platform", "cpu"}});
   EXPECT_TRUE(replay.contains("error")) << replay.dump();
   // A file outside the index still lists itself.
-  Write("loose.hlo", "HloModule loose\n\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] constant(1)\n}\n");
+  Write("loose.hlo",
+        "HloModule loose\n\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] "
+        "constant(1)\n}\n");
   Json loose = Call(h, "hlo/moduleFiles", {{"uri", Uri("loose.hlo")}});
   ASSERT_EQ(loose["result"].size(), 1u) << loose.dump();
   EXPECT_EQ(loose["result"][0]["uri"], Uri("loose.hlo"));
   // The server still answers.
-  Json files = Call(h, "hlo/moduleFiles", {{"uri", Uri("module_0001.foo.after_optimizations.txt")}});
+  Json files = Call(h, "hlo/moduleFiles",
+                    {{"uri", Uri("module_0001.foo.after_optimizations.txt")}});
   EXPECT_EQ(files["result"].size(), 2u);
 }
 
