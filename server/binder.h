@@ -114,15 +114,7 @@ class MethodTable {
   void Request(const std::string& method, F handler) {
     requests_[method] = [handler](const RequestId& id, Json& params,
                                   const Context& context) {
-      P decoded;
-      std::string error;
-      if (!FromJson(params, &decoded, &error)) {
-        return MakeErrorReply(id, InvalidParams(error));
-      }
-      auto result = handler(decoded, context);
-      if (const RpcError* e = std::get_if<RpcError>(&result))
-        return MakeErrorReply(id, *e);
-      return MakeReply(id, EncodeResult(std::get<0>(result)));
+      return Invoke<P>(handler, id, params, context);
     };
   }
 
@@ -145,15 +137,7 @@ class MethodTable {
     command_names_.push_back(name);
     commands_[name] = [handler](const RequestId& id, const Json& argument,
                                 const Context& context) {
-      Args decoded;
-      std::string error;
-      if (!FromJson(argument, &decoded, &error)) {
-        return MakeErrorReply(id, InvalidParams(error));
-      }
-      auto result = handler(decoded, context);
-      if (const RpcError* e = std::get_if<RpcError>(&result))
-        return MakeErrorReply(id, *e);
-      return MakeReply(id, EncodeResult(std::get<0>(result)));
+      return Invoke<Args>(handler, id, argument, context);
     };
   }
 
@@ -216,6 +200,21 @@ class MethodTable {
       first = &(*arguments)[0];
     }
     return it->second(id, *first, context);
+  }
+
+  // Decodes `params` as P, runs `handler` and encodes its reply.
+  template <typename P, typename F, typename J>
+  static std::string Invoke(const F& handler, const RequestId& id, J& params,
+                            const Context& context) {
+    P decoded;
+    std::string error;
+    if (!FromJson(params, &decoded, &error)) {
+      return MakeErrorReply(id, InvalidParams(error));
+    }
+    auto result = handler(decoded, context);
+    if (const RpcError* e = std::get_if<RpcError>(&result))
+      return MakeErrorReply(id, *e);
+    return MakeReply(id, EncodeResult(std::get<0>(result)));
   }
 
   NotificationError on_error_;
