@@ -82,8 +82,7 @@ int RunCheck(int argc, char** argv) {
   bool io_error = false;
   bool has_errors = false;
   for (const std::string& path : paths) {
-    absl::StatusOr<FileContents> contents =
-        FileContents::Read(path == "-" ? "/dev/stdin" : path);
+    absl::StatusOr<FileContents> contents = FileContents::Read(path);
     if (!contents.ok()) {
       PrintError(contents.status());
       io_error = true;

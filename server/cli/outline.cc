@@ -110,8 +110,7 @@ int RunOutline(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return kExitUsage;
   }
-  absl::StatusOr<FileContents> contents =
-      FileContents::Read(path == "-" ? "/dev/stdin" : path);
+  absl::StatusOr<FileContents> contents = FileContents::Read(path);
   if (!contents.ok()) {
     PrintError(contents.status());
     return kExitUsage;

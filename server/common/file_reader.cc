@@ -8,15 +8,13 @@
 namespace hlo_lsp {
 
 absl::StatusOr<FileContents> FileContents::Read(const std::string& path) {
-  absl::StatusOr<hlo::base::MappedFile> file = hlo::base::MappedFile::Read(
-      path, hlo::base::MappedFile::Access::kSequential);
+  hlo::base::WholeFile::Options options;
+  options.allow_stream = path == "-";
+  absl::StatusOr<hlo::base::WholeFile> file =
+      hlo::base::WholeFile::Read(path == "-" ? "/dev/stdin" : path, options);
   if (!file.ok()) return file.status();
   return FileContents(*std::move(file));
 }
-
-FileContents::FileContents(FileContents&& other) noexcept = default;
-FileContents& FileContents::operator=(FileContents&& other) noexcept = default;
-FileContents::~FileContents() = default;
 
 void PrintError(const absl::Status& status) {
   std::string_view message(status.message().data(), status.message().size());

@@ -1,6 +1,6 @@
-// Reads a whole file (both faces): mmap when it can (no copy of a
-// 1 GB dump), a plain read otherwise (pipes, /dev/stdin, special files).
-// A thin face over base::MappedFile.
+// Reads a whole file for both faces: a thin face over base::WholeFile (read,
+// never mapped; regular files only, except standard input when asked for;
+// at most 4 GiB).
 #ifndef HLO_LSP_SERVER_COMMON_FILE_READER_H_
 #define HLO_LSP_SERVER_COMMON_FILE_READER_H_
 
@@ -9,27 +9,25 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
-#include "base/mapped_file.h"
+#include "base/whole_file.h"
 
 namespace hlo_lsp {
 
 class FileContents {
  public:
-  // Error messages read "cannot read PATH: reason".
+  // `path` "-" reads standard input (a pipe or terminal too). Error messages
+  // read "cannot read PATH: reason".
   static absl::StatusOr<FileContents> Read(const std::string& path);
 
-  FileContents(FileContents&& other) noexcept;
-  FileContents& operator=(FileContents&& other) noexcept;
-  FileContents(const FileContents&) = delete;
-  FileContents& operator=(const FileContents&) = delete;
-  ~FileContents();
+  FileContents(FileContents&& other) noexcept = default;
+  FileContents& operator=(FileContents&& other) noexcept = default;
 
   std::string_view text() const { return file_.bytes(); }
 
  private:
-  explicit FileContents(hlo::base::MappedFile file) : file_(std::move(file)) {}
+  explicit FileContents(hlo::base::WholeFile file) : file_(std::move(file)) {}
 
-  hlo::base::MappedFile file_;
+  hlo::base::WholeFile file_;
 };
 
 // Prints the status message to stderr as "hlo-lsp: MESSAGE".

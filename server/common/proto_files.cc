@@ -1,7 +1,6 @@
 #include "server/common/proto_files.h"
 
-#include <fstream>
-
+#include "base/whole_file.h"
 #include "hlo/proto/decode.h"
 #include "server/common/file_reader.h"
 
@@ -10,11 +9,10 @@ namespace hlo_lsp {
 bool IsProtoPath(const std::string& path) {
   if (path.ends_with(".pb") || path.ends_with(".pb.gz")) return true;
   if (!path.ends_with(".pbtxt")) return false;
-  std::ifstream in(path, std::ios::binary);
-  char head[4096];
-  in.read(head, sizeof head);
-  return !hlo::proto::StartsWithHloModule(
-      std::string_view(head, static_cast<size_t>(in.gcount())));
+  // A head, never a blocking open: a FIFO named x.pbtxt must not hang us.
+  absl::StatusOr<hlo::base::WholeFile> head =
+      hlo::base::WholeFile::ReadHead(path, 4096);
+  return !head.ok() || !hlo::proto::StartsWithHloModule(head->bytes());
 }
 
 absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(

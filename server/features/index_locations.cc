@@ -22,6 +22,8 @@ size_t Utf16Length(std::string_view bytes) {
 
 // Line `line` (1-based) of a file; nullopt when it cannot be read.
 std::optional<std::string> ReadLine(const std::string& path, uint32_t line) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;  // a FIFO blocks
   std::ifstream in(path, std::ios::binary);
   std::string text;
   for (uint32_t i = 0; i < line; ++i) {
