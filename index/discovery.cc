@@ -1,6 +1,10 @@
 #include "index/discovery.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <system_error>
 
 #include "index/dump_name.h"
@@ -21,6 +25,12 @@ DiscoveryResult DiscoverFiles(const fs::path& root, size_t max_depth) {
     if (IsCandidateByName(root.filename().string())) {
       result.files.push_back(root);
     }
+    return result;
+  }
+  // skip_permission_denied below skips a folder it cannot open silently,
+  // the root as well: a root the user cannot list must be said.
+  if (::access(root.c_str(), R_OK | X_OK) != 0) {
+    result.warnings.push_back(root.string() + ": " + std::strerror(errno));
     return result;
   }
   fs::recursive_directory_iterator it(

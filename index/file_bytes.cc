@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "index/dump_name.h"
 
@@ -30,43 +31,39 @@ char* FileBytes::Buffer::data() {
 }
 
 FileBytes::~FileBytes() {
-  if (map_ != nullptr) ::munmap(map_, size_);
   if (fd_ >= 0) ::close(fd_);
 }
 
 bool FileBytes::Open(const std::string& path, FileKey* key, Buffer* buffer,
                      bool* is_hlo, std::string* error) {
   path_ = &path;
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a file replaced by a FIFO since discovery must not block.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st;
   if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
     *error = path + ": " + std::strerror(errno);
     return false;
   }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": not a regular file";
+    return false;
+  }
   size_ = static_cast<size_t>(st.st_size);
-  key->size = size_;
-  key->mtime_ns =
-      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  key->inode = static_cast<uint64_t>(st.st_ino);
+  FillKeyFromStat(st, key);
   if (size_ >= (uint64_t{1} << 32)) {
     *error = path + ": larger than 4 GiB, not indexed";
     return false;
   }
   *is_hlo = false;
   if (size_ == 0) return true;
+  // Read, never mapped: a mapped file that shrinks while it is scanned
+  // raises SIGBUS; a read just ends early.
   if (size_ > kReadLimit) {
-    map_ =
-        ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, 0);
-    if (map_ == MAP_FAILED) {
-      map_ = nullptr;
-      *error = path + ": mmap: " + std::strerror(errno);
-      return false;
-    }
-    bytes_ = std::string_view(static_cast<const char*>(map_), size_);
-    *is_hlo = LooksLikeHloText(bytes_.substr(0, kSniffBytes));
-    return true;
+    large_.reset(new (std::nothrow) char[size_]);
+    data_ = large_.get();
+  } else {
+    data_ = buffer->data();
   }
-  data_ = buffer->data();
   if (data_ == nullptr) {
     *error = path + ": no memory to read it";
     return false;
@@ -78,17 +75,13 @@ bool FileBytes::Open(const std::string& path, FileKey* key, Buffer* buffer,
 }
 
 bool FileBytes::ReadAll(ChunkCutter* cutter, std::string* error) {
-  if (map_ == nullptr) {
-    // Pieces small enough to still be in cache when they are cut.
-    constexpr size_t kPiece = 256 << 10;
-    cutter->Advance(bytes_.size());
-    while (bytes_.size() < size_) {
-      size_t before = bytes_.size();
-      if (!ReadUpTo(std::min(size_, before + kPiece), error)) return false;
-      if (bytes_.size() == before) break;  // shrank since fstat
-      cutter->Advance(bytes_.size());
-    }
-  } else {
+  // Pieces small enough to still be in cache when they are cut.
+  constexpr size_t kPiece = 256 << 10;
+  cutter->Advance(bytes_.size());
+  while (bytes_.size() < size_) {
+    size_t before = bytes_.size();
+    if (!ReadUpTo(std::min(size_, before + kPiece), error)) return false;
+    if (bytes_.size() == before) break;  // shrank since fstat
     cutter->Advance(bytes_.size());
   }
   return true;

@@ -1,17 +1,18 @@
-// How WorkspaceIndex reads an indexed file's bytes, once: files up to
-// kReadLimit are read into a buffer reused by the thread, in pieces that are
-// cut into chunks while they are in the CPU's cache (a copy from the page
-// cache also costs less than setting up and tearing down a mapping); larger
-// ones are mapped. A file that does not start like HLO is read no further
-// than its first kSniffBytes.
+// How WorkspaceIndex reads an indexed file's bytes, once, in pieces that are
+// cut into chunks while they are in the CPU's cache: files up to kReadLimit
+// into a buffer reused by the thread, larger ones into a buffer of their
+// own. Never mapped: a mapped file that shrinks under us raises SIGBUS. A
+// file that does not start like HLO is read no further than its first
+// kSniffBytes.
 //
-// Not base::MappedFile: this reads in pieces into a per-thread buffer, stops
-// after the head of non-HLO files, and takes the file's key (size, mtime,
+// Not base::WholeFile: this reads in pieces into a per-thread buffer, stops
+// after the head of non-HLO files, and takes the file's key (size, times,
 // inode) from the same descriptor it reads.
 #ifndef HLO_LSP_INDEX_FILE_BYTES_H_
 #define HLO_LSP_INDEX_FILE_BYTES_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -46,12 +47,12 @@ class FileBytes {
   FileBytes& operator=(const FileBytes&) = delete;
   ~FileBytes();
   // On success `key` is refreshed from the open descriptor, `is_hlo` set,
-  // and bytes() holds the head of the file (all of a mapped one).
+  // and bytes() holds the head of the file.
   bool Open(const std::string& path, FileKey* key, Buffer* buffer, bool* is_hlo,
             std::string* error);
 
   // Where the whole file will be, and how long fstat said it is.
-  const char* data() const { return map_ ? bytes_.data() : data_; }
+  const char* data() const { return data_; }
   size_t expected_size() const { return size_; }
 
   // Reads the rest of the file, cutting it into chunks piece by piece.
@@ -66,7 +67,7 @@ class FileBytes {
   const std::string* path_ = nullptr;
   char* data_ = nullptr;
   int fd_ = -1;
-  void* map_ = nullptr;
+  std::unique_ptr<char[]> large_;  // a file over kReadLimit
   size_t size_ = 0;
   std::string_view bytes_;
 };

@@ -16,7 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "base/mapped_file.h"
+#include "base/whole_file.h"
 #include "xxhash.h"
 #if defined(__x86_64__)
 // The checksums run over the whole cache (tens of MB): the library's
@@ -28,7 +28,7 @@ namespace hlo::index {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'L', 'O', 'I', 'D', 'X', 'F', '\0'};
-constexpr uint32_t kVersion = 4;  // bump when Record or the layout changes
+constexpr uint32_t kVersion = 5;  // bump when Record or the layout changes
 
 struct Header {
   char magic[8];
@@ -49,12 +49,13 @@ struct Counts {
 struct FileRecord {
   uint64_t size;
   int64_t mtime_ns;
+  int64_t ctime_ns;
   uint64_t inode;
   uint64_t content_hash;
   uint32_t path_offset, path_size, uses_begin, uses_count, modules_begin,
       modules_count, symbol_count, flags;
 };
-static_assert(sizeof(FileRecord) == 64);
+static_assert(sizeof(FileRecord) == 72);
 constexpr uint32_t kFileIsHlo = 1;
 
 size_t Pad8(size_t n) { return (n + 7) & ~size_t{7}; }
@@ -88,6 +89,19 @@ class Reader {
   bool ok_ = true;
 };
 
+// The header's own checks: magic, version, its hash, and the payload size
+// it declares against the file's.
+bool HeaderMatches(std::string_view head, uint64_t file_size) {
+  if (head.size() < sizeof(Header)) return false;
+  Header h;
+  std::memcpy(&h, head.data(), sizeof(h));
+  return std::memcmp(h.magic, kMagic, sizeof(kMagic)) == 0 &&
+         h.version == kVersion &&
+         h.header_hash == XXH3_64bits(&h, offsetof(Header, header_hash)) &&
+         file_size >= sizeof(Header) &&
+         h.payload_size == file_size - sizeof(Header);
+}
+
 bool OffsetsOk(std::span<const uint32_t> offsets, uint64_t arena) {
   if (offsets.empty() || offsets[0] != 0 || offsets.back() != arena) {
     return false;
@@ -117,11 +131,18 @@ absl::StatusOr<FileKey> StatFile(const std::filesystem::path& path) {
     std::filesystem::path absolute = std::filesystem::absolute(path, ec);
     key.path = (ec ? path : absolute).lexically_normal().string();
   }
-  key.size = static_cast<uint64_t>(st.st_size);
-  key.mtime_ns =
-      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  key.inode = static_cast<uint64_t>(st.st_ino);
+  FillKeyFromStat(st, &key);
   return key;
+}
+
+void FillKeyFromStat(const struct stat& st, FileKey* key) {
+  auto nanoseconds = [](const struct timespec& t) {
+    return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+  };
+  key->size = static_cast<uint64_t>(st.st_size);
+  key->mtime_ns = nanoseconds(st.st_mtim);
+  key->ctime_ns = nanoseconds(st.st_ctim);
+  key->inode = static_cast<uint64_t>(st.st_ino);
 }
 
 uint64_t ContentHash(std::string_view bytes) {
@@ -276,6 +297,7 @@ EncodedCache EncodeFolderCache(std::string_view folder,
     std::memset(&fr, 0, sizeof(fr));
     fr.size = f.key.size;
     fr.mtime_ns = f.key.mtime_ns;
+    fr.ctime_ns = f.key.ctime_ns;
     fr.inode = f.key.inode;
     fr.content_hash = f.content_hash;
     fr.path_offset = static_cast<uint32_t>(paths.size());
@@ -361,14 +383,9 @@ std::optional<FolderCache> DecodeFolderCache(
       (reinterpret_cast<uintptr_t>(bytes.data()) & 7) != 0) {
     return std::nullopt;
   }
+  if (!HeaderMatches(bytes, bytes.size())) return std::nullopt;
   Header h;
   std::memcpy(&h, bytes.data(), sizeof(h));
-  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 ||
-      h.version != kVersion ||
-      h.header_hash != XXH3_64bits(&h, offsetof(Header, header_hash)) ||
-      h.payload_size != bytes.size() - sizeof(Header)) {
-    return std::nullopt;
-  }
   std::string_view payload = bytes.substr(sizeof(Header));
   if (h.payload_hash != XXH3_64bits(payload.data(), payload.size())) {
     return std::nullopt;
@@ -423,6 +440,7 @@ std::optional<FolderCache> DecodeFolderCache(
     f.key.path = std::string(paths.substr(fr.path_offset, fr.path_size));
     f.key.size = fr.size;
     f.key.mtime_ns = fr.mtime_ns;
+    f.key.ctime_ns = fr.ctime_ns;
     f.key.inode = fr.inode;
     f.content_hash = fr.content_hash;
     f.is_hlo = (fr.flags & kFileIsHlo) != 0;
@@ -457,12 +475,23 @@ std::filesystem::path CacheStore::PathFor(std::string_view folder) const {
 
 CacheStore::LoadResult CacheStore::Load(std::string_view folder,
                                         FolderCache* out) const {
-  absl::StatusOr<base::MappedFile> file = base::MappedFile::Read(
-      PathFor(folder).string(), base::MappedFile::Access::kPopulate);
-  if (!file.ok() || file->bytes().empty()) return LoadResult::kMiss;
-  auto mapped = std::make_shared<base::MappedFile>(*std::move(file));
-  std::string_view bytes = mapped->bytes();
-  std::optional<FolderCache> cache = DecodeFolderCache(bytes, mapped);
+  // Anything but a regular file is a miss (a FIFO is never waited on); a
+  // header that does not verify is refused before the rest is read.
+  base::WholeFile::Options options;
+  options.head_bytes = sizeof(Header);
+  options.accept_head = [](std::string_view head, uint64_t file_size) {
+    return HeaderMatches(head, file_size);
+  };
+  absl::StatusOr<base::WholeFile> file =
+      base::WholeFile::Read(PathFor(folder).string(), options);
+  if (!file.ok()) {
+    return absl::IsDataLoss(file.status()) ? LoadResult::kCorrupt
+                                           : LoadResult::kMiss;
+  }
+  if (file->bytes().empty()) return LoadResult::kMiss;
+  auto storage = std::make_shared<base::WholeFile>(*std::move(file));
+  std::string_view bytes = storage->bytes();
+  std::optional<FolderCache> cache = DecodeFolderCache(bytes, storage);
   if (!cache || cache->folder != folder) return LoadResult::kCorrupt;
   *out = std::move(*cache);
   return LoadResult::kHit;

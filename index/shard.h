@@ -1,12 +1,14 @@
 // The persisted index under $XDG_CACHE_HOME/hlo-lsp/: one file per
 // workspace folder holding that folder's SymbolStore sections (interned
 // strings, deduplicated blocks) and a table of its files, each keyed by
-// path, size, mtime and inode with the xxhash of the content it was built
-// from. A warm start is one mmap, one checksum and one stat per file. The
+// path, size, mtime, ctime and inode with the xxhash of the content it was
+// built from. A warm start is one read, one checksum and one stat per file. The
 // file is versioned and checksummed: anything that does not verify is
 // rebuilt, never trusted.
 #ifndef HLO_LSP_INDEX_SHARD_H_
 #define HLO_LSP_INDEX_SHARD_H_
+
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -27,16 +29,21 @@ struct FileKey {
   std::string path;  // absolute, lexically normal
   uint64_t size = 0;
   int64_t mtime_ns = 0;
+  // A rewrite that restores the mtime (touch -r, tar, rsync -t) still moves
+  // ctime, which no user call can set back.
+  int64_t ctime_ns = 0;
   uint64_t inode = 0;
   friend bool operator==(const FileKey&, const FileKey&) = default;
 };
 
 absl::StatusOr<FileKey> StatFile(const std::filesystem::path& path);
+// Everything in the key but the path.
+void FillKeyFromStat(const struct stat& st, FileKey* key);
 
 uint64_t ContentHash(std::string_view bytes);
 
 // One file of a folder, as saved and as loaded (then the spans point into
-// the mapped cache file).
+// the cache file read into memory).
 struct CachedFile {
   FileKey key;
   uint64_t content_hash = 0;

@@ -54,7 +54,7 @@ class StringTable {
   // Replaces the contents (a loaded cache); the lookup set is rebuilt only
   // when something is interned next. `offsets` starts at 0, ends at
   // arena.size(), never decreases (the caller checks). With `backing` (what
-  // owns the bytes, e.g. a mapped cache file) nothing is copied until the
+  // owns the bytes, e.g. a cache file read whole) nothing is copied until the
   // first Intern of a new string.
   void Assign(std::string_view arena, std::span<const uint32_t> offsets,
               std::shared_ptr<const void> backing = nullptr);

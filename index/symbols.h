@@ -63,7 +63,7 @@ inline constexpr uint8_t kFlagRoot = 2;
 inline constexpr uint8_t kFlagNonAsciiPrefix = 4;
 
 // Read-only views of the tables; `storage` owns the memory they point into
-// (vectors built by the scanner, or a mapped shard file). Cheap to copy.
+// (vectors built by the scanner, or a cache file read whole). Cheap to copy.
 struct FileSymbols {
   std::span<const Symbol> symbols;   // in file order
   std::span<const PoolRef> strings;  // interned opcodes and shapes

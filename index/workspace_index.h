@@ -1,5 +1,5 @@
 // The index of every HLO file under a set of folders: built in parallel
-// (each file read once, through mmap), persisted as one file per folder
+// (each file read once, never mapped), persisted as one file per folder
 // (shard.h), held in a deduplicated SymbolStore (store.h), and
 // queried with the search language of query.h. Thread-safe: queries run
 // concurrently with indexing and see a consistent snapshot of files.

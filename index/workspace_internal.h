@@ -28,7 +28,7 @@ struct WorkspaceIndex::FileEntry {
   uint64_t content_hash = 0;
   uint64_t content_high = 0;  // with content_hash, XXH3-128 (0: unknown)
   uint32_t symbol_count = 0;
-  // Its block uses, in `uses_storage`: a vector of them, or a mapped cache
+  // Its block uses, in `uses_storage`: a vector of them, or a loaded cache
   // file (adopted as it is), or a twin's (a byte-identical file). Read
   // only; replaced whole.
   std::span<const BlockUse> uses;

@@ -245,12 +245,14 @@ std::shared_ptr<const Snapshot> DocumentStore::GetFromDisk(
   }
   int64_t mtime_ns =
       int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  int64_t ctime_ns =
+      int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec;
   // One lock for the whole read: concurrent requests for a big file wait for
   // one parse instead of each parsing it.
   std::lock_guard<std::mutex> lock(disk_mutex_);
   auto it = disk_.find(uri);
   if (it != disk_.end() && it->second.size == st.st_size &&
-      it->second.mtime_ns == mtime_ns) {
+      it->second.mtime_ns == mtime_ns && it->second.ctime_ns == ctime_ns) {
     return it->second.snapshot;
   }
   std::ifstream in(path, std::ios::binary);
@@ -263,7 +265,7 @@ std::shared_ptr<const Snapshot> DocumentStore::GetFromDisk(
       MakeSnapshot(uri, 0, 0, std::move(text), unit_));
   snap->from_disk = true;
   if (disk_.size() >= kMaxDiskEntries) disk_.erase(disk_.begin());
-  disk_[uri] = DiskEntry{st.st_size, mtime_ns, snap};
+  disk_[uri] = DiskEntry{st.st_size, mtime_ns, ctime_ns, snap};
   return snap;
 }
 

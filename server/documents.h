@@ -99,6 +99,7 @@ class DocumentStore {
   struct DiskEntry {
     int64_t size = -1;
     int64_t mtime_ns = -1;
+    int64_t ctime_ns = -1;  // moves even when a rewrite restores the mtime
     std::shared_ptr<const Snapshot> snapshot;
   };
 
