@@ -1,5 +1,6 @@
 #include "server/cli/commands.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -40,6 +41,17 @@ void PrintHelp(std::FILE* out) {
                "2 usage or I/O error, 3 run failure\n");
 }
 
+// Flushes stdout and turns a failed write (a full disk, a closed pipe) into
+// the contract's I/O error: a command whose output was lost did not succeed.
+int FinishStdout(int exit_code) {
+  bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!failed) return exit_code;
+  int error = errno;  // the failed write's, or at worst a recent call's
+  std::fprintf(stderr, "hlo-lsp: cannot write the output: %s\n",
+               error != 0 ? std::strerror(error) : "write error");
+  return kExitUsage;
+}
+
 }  // namespace
 
 std::span<const Subcommand> Subcommands() { return kSubcommands; }
@@ -63,14 +75,14 @@ int RunCommandLine(int argc, char** argv) {
   std::string_view first = argc > 1 ? argv[1] : "";
   if (first == "--help" || first == "-h" || first == "help") {
     PrintHelp(stdout);
-    return kExitOk;
+    return FinishStdout(kExitOk);
   }
   if (first == "--version") {
     std::printf("hlo-lsp %s\n", HLO_LSP_VERSION);
-    return kExitOk;
+    return FinishStdout(kExitOk);
   }
   if (const Subcommand* command = FindSubcommand(first)) {
-    return command->run(argc - 1, argv + 1);
+    return FinishStdout(command->run(argc - 1, argv + 1));
   }
   std::fprintf(stderr, "hlo-lsp: unknown command '%.*s'\n\n",
                static_cast<int>(first.size()), first.data());

@@ -55,6 +55,11 @@ bool LooksLikeTextProto(std::string_view text) {
   return j < text.size() && (text[j] == '{' || text[j] == ':');
 }
 
+bool IsTextProtoName(std::string_view path) {
+  return path.ends_with(".pbtxt") || path.ends_with(".textproto") ||
+         path.ends_with(".txtpb");
+}
+
 int Usage(const char* message) {
   std::fprintf(stderr, "hlo-lsp convert: %s\n\n%s", message, kUsage);
   return kExitUsage;
@@ -124,6 +129,17 @@ int RunConvert(int argc, char** argv) {
       absl::StatusOr<hlo::proto::ProtoTextResult> text =
           hlo::proto::ConvertTextProtoToText(bytes);
       if (text.ok()) return WriteOutput(output, text->text);
+      // A text proto by name, or one that could only go on as HLO text to a
+      // binary proto it has nowhere to write: its parse error is the answer.
+      const bool named = IsTextProtoName(input);
+      if (named || output.empty() || output == "-") {
+        std::fprintf(stderr, "hlo-lsp: %s: %s%s\n", input.c_str(),
+                     std::string(text.status().message()).c_str(),
+                     named ? ""
+                           : " (read as a text proto; as HLO text it would "
+                             "convert to a binary proto, which needs -o OUT)");
+        return kExitNo;
+      }
     }
     to = proto_name || hlo::proto::LooksLikeBinaryProto(bytes) ? "text"
                                                                : "proto";

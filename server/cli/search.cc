@@ -3,9 +3,11 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/path_escape.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -34,6 +37,9 @@ constexpr char kUsage[] =
     "  --no-cache   do not read or write the index in "
     "$XDG_CACHE_HOME/hlo-lsp\n"
     "Output: PATH:LINE:COL: KIND NAME, best first, then by path and line.\n"
+    "PATH escapes \\ and control bytes (\\n, \\t, \\xNN); in --json, bytes\n"
+    "that are not UTF-8 are \\udcNN (Python: os.fsencode(path) restores "
+    "them).\n"
     "exit: 0 found, 1 nothing matched, 2 usage or I/O error\n";
 
 bool ParseLimit(std::string_view text, size_t* limit) {
@@ -56,7 +62,7 @@ std::string FormatSearchText(const SymbolMatch& m, bool color) {
   std::string out;
   out.reserve(m.path.size() + m.name.size() + 40);
   if (color) out += "\033[35m";
-  out += m.path;
+  out += TextPath(m.path);
   if (color) out += "\033[0m";
   out += ':';
   if (color) out += "\033[32m";
@@ -79,7 +85,6 @@ std::string FormatSearchJson(const SymbolMatch& m) {
                      : nlohmann::ordered_json(s);
   };
   nlohmann::ordered_json j = {
-      {"path", m.path},
       {"line", m.line},
       {"col", m.column},
       {"kind", std::string(hlo::index::SymbolKindName(m.kind))},
@@ -88,8 +93,10 @@ std::string FormatSearchJson(const SymbolMatch& m) {
       {"opcode", or_null(m.opcode)},
       {"shape", or_null(m.shape)}};
   // Names come from files and may hold invalid UTF-8: replace, not throw.
-  return j.dump(-1, ' ', false,
-                nlohmann::ordered_json::error_handler_t::replace);
+  // The path must open again, so it keeps every byte (path_escape.h).
+  std::string rest =
+      j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return "{\"path\":" + JsonPathLiteral(m.path) + "," + rest.substr(1);
 }
 
 int RunSearch(int argc, char** argv) {
@@ -150,6 +157,13 @@ int RunSearch(int argc, char** argv) {
                    dir.c_str());
       return kExitUsage;
     }
+    // A folder that cannot be listed would otherwise match nothing, silently.
+    if (std::filesystem::is_directory(dir, ec) &&
+        ::access(dir.c_str(), R_OK | X_OK) != 0) {
+      std::fprintf(stderr, "hlo-lsp search: %s: %s\n", dir.c_str(),
+                   std::strerror(errno));
+      return kExitUsage;
+    }
   }
 
   // A one-shot process: keep freed memory for reuse instead of handing it
@@ -201,7 +215,7 @@ int RunSearch(int argc, char** argv) {
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
-  if (std::fflush(stdout) != 0) return kExitUsage;
+  // A failed write is reported once, by FinishStdout (commands.cc).
   return matches->empty() ? kExitNo : kExitOk;
 }
 
