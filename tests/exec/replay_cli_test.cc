@@ -172,9 +172,39 @@ ENTRY e {
   }
 }
 
-// Inputs a user gets wrong: a malformed --args archive is bad input (exit 1)
-// named down to the entry and the reason.
+// Limits and inputs a user gets wrong: out-of-range flags are usage errors
+// (exit 2), a malformed --args archive is bad input (exit 1) named down to
+// the entry and the reason.
 using CliReliabilityTest = ReplayCliTest;
+
+TEST_F(CliReliabilityTest, LimitsRefuseZeroNegativeAndNan) {
+  const std::string ok = Write(
+      "ok.hlo", "HloModule ok\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n");
+  for (const std::string flag : {"--timeout", "--memory-limit"}) {
+    for (const char* v : {"0", "-1", "nan", "-nan", "inf", "x", "0x0"}) {
+      Result r = RunCli(ok + " " + flag + " " + v);
+      EXPECT_EQ(r.code, 2) << flag << " " << v << "\n" << r.out;
+      EXPECT_NE(r.out.find("hlo-lsp replay: " + flag + " takes"),
+                std::string::npos)
+          << r.out;
+    }
+  }
+  EXPECT_EQ(RunCli(ok + " --timeout 1.1e9").code, 2);
+  EXPECT_EQ(RunCli(ok + " --memory-limit 1.5").code, 2);
+  EXPECT_EQ(RunCli(ok + " --memory-limit 1e19").code, 2);
+  Result r = RunCli(ok + " --timeout 1e9 --memory-limit 1000000000");
+  EXPECT_EQ(r.code, 0) << r.out;
+  Result help = RunCli("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--timeout SECONDS      wall-clock limit, over 0 "
+                          "and at most 1e9"),
+            std::string::npos)
+      << help.out;
+  EXPECT_NE(help.out.find("--memory-limit BYTES   evaluator memory limit, an "
+                          "integer from 1 to"),
+            std::string::npos)
+      << help.out;
+}
 
 TEST_F(CliReliabilityTest, MalformedArgsExitOneNamingTheEntry) {
   using hlo::exec::testing::F32Npy;
