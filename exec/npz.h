@@ -19,13 +19,17 @@ using NamedArrays = std::vector<std::pair<std::string, Value>>;
 
 // One array as a .npy file's bytes (bit patterns for non-NumPy types).
 absl::StatusOr<std::string> EncodeNpy(const Literal& literal);
-// A .npy file's bytes. `as` (when set and an array type) reinterprets the
+// A .npy file's bytes: NumPy's header grammar exactly, then exactly the
+// bytes its shape needs. `as` (when set and an array type) reinterprets the
 // unsigned bit patterns as that HLO type.
 absl::StatusOr<Literal> DecodeNpy(std::string_view bytes,
                                   PrimitiveType as = PrimitiveType::kInvalid);
 
 // Zip archives of .npy entries; names without ".npy". Reading applies the
-// `.dtype` companions and drops them from the result.
+// `.dtype` companions and drops them from the result; it refuses repeated
+// entry names and inflates an entry no further than its declared size, once
+// its header has shown that size is what the array needs. Errors start with
+// the entry's name.
 absl::StatusOr<std::string> EncodeNpz(const NamedArrays& arrays);
 absl::StatusOr<NamedArrays> DecodeNpz(std::string_view bytes);
 absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays);

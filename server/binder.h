@@ -188,16 +188,29 @@ class MethodTable {
 
   std::string CallCommand(const RequestId& id, const Json& params,
                           const Context& context) const {
-    std::string command = StringMember(params, "command");
+    const Json* name = Member(params, "command");
+    if (name == nullptr || !name->is_string())
+      return MakeErrorReply(id, InvalidParams("expected string 'command'"));
+    const std::string command = name->get<std::string>();
     auto it = commands_.find(command);
     if (it == commands_.end())
       return MakeErrorReply(id, InvalidParams("unknown command: " + command));
+    // A wrong-typed `arguments` (or first argument) is named here; read as
+    // "no argument" it would surface as a confusing error about a field
+    // inside it.
     static const Json kNoArgument = Json::object();
     const Json* arguments = Member(params, "arguments");
     const Json* first = &kNoArgument;
-    if (arguments != nullptr && arguments->is_array() && !arguments->empty() &&
-        (*arguments)[0].is_object()) {
-      first = &(*arguments)[0];
+    if (arguments != nullptr && !arguments->is_null()) {
+      if (!arguments->is_array())
+        return MakeErrorReply(id, InvalidParams("expected array 'arguments'"));
+      if (!arguments->empty() && !(*arguments)[0].is_null()) {
+        first = &(*arguments)[0];
+        if (!first->is_object()) {
+          return MakeErrorReply(
+              id, InvalidParams("expected an object first in 'arguments'"));
+        }
+      }
     }
     return it->second(id, *first, context);
   }

@@ -49,8 +49,10 @@ constexpr char kUsage[] =
     "too\n"
     "                         and report the first instruction that differs\n"
     "  --atol X, --rtol X     comparison tolerance (default 1e-3 each)\n"
-    "  --timeout SECONDS      wall-clock limit (default 600)\n"
-    "  --memory-limit BYTES   evaluator memory limit (default 80% of RAM)\n"
+    "  --timeout SECONDS      wall-clock limit, over 0 and at most 1e9\n"
+    "                         (default 600)\n"
+    "  --memory-limit BYTES   evaluator memory limit, an integer from 1 to\n"
+    "                         9.2e18 (default 80% of RAM)\n"
     "exit: 0 replayed (and matched), 1 bad input, refused up front or\n"
     "results differ, 2 usage or I/O error, 3 failed while running\n";
 
@@ -154,12 +156,16 @@ int RunReplay(int argc, char** argv) {
       if (!value(&f.compare) || (f.compare != "cpu" && f.compare != "snapshot"))
         return Usage("--compare takes cpu or snapshot");
     } else if (a == "--timeout") {
-      if (!value(&v) || !ParseNumber(v.c_str(), &f.timeout))
-        return Usage("--timeout takes seconds");
+      // No "0 means none": a limit is always set, and 0 is refused rather
+      // than read as no limit. 1e9 keeps the child's CPU rlimit in range.
+      if (!value(&v) || !ParseNumber(v.c_str(), &f.timeout) || f.timeout <= 0 ||
+          f.timeout > 1e9)
+        return Usage("--timeout takes seconds, over 0 and at most 1e9");
     } else if (a == "--memory-limit") {
       double d;
-      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d < 1 || d > 9.2e18)
-        return Usage("--memory-limit takes a byte count");
+      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d < 1 || d > 9.2e18 ||
+          d != std::floor(d))
+        return Usage("--memory-limit takes a byte count from 1 to 9.2e18");
       f.memory_limit = static_cast<int64_t>(d);
     } else if (a == "--atol" || a == "--rtol") {
       if (!value(&v) ||

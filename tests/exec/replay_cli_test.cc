@@ -9,6 +9,7 @@
 
 #include "exec/npz.h"
 #include "gtest/gtest.h"
+#include "npz_test_util.h"
 
 namespace {
 
@@ -168,6 +169,79 @@ ENTRY e {
               std::string::npos)
         << plain.out;
     EXPECT_EQ(a, b);
+  }
+}
+
+// Limits and inputs a user gets wrong: out-of-range flags are usage errors
+// (exit 2), a malformed --args archive is bad input (exit 1) named down to
+// the entry and the reason.
+using CliReliabilityTest = ReplayCliTest;
+
+TEST_F(CliReliabilityTest, LimitsRefuseZeroNegativeAndNan) {
+  const std::string ok = Write(
+      "ok.hlo", "HloModule ok\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n");
+  for (const std::string flag : {"--timeout", "--memory-limit"}) {
+    for (const char* v : {"0", "-1", "nan", "-nan", "inf", "x", "0x0"}) {
+      Result r = RunCli(ok + " " + flag + " " + v);
+      EXPECT_EQ(r.code, 2) << flag << " " << v << "\n" << r.out;
+      EXPECT_NE(r.out.find("hlo-lsp replay: " + flag + " takes"),
+                std::string::npos)
+          << r.out;
+    }
+  }
+  EXPECT_EQ(RunCli(ok + " --timeout 1.1e9").code, 2);
+  EXPECT_EQ(RunCli(ok + " --memory-limit 1.5").code, 2);
+  EXPECT_EQ(RunCli(ok + " --memory-limit 1e19").code, 2);
+  Result r = RunCli(ok + " --timeout 1e9 --memory-limit 1000000000");
+  EXPECT_EQ(r.code, 0) << r.out;
+  Result help = RunCli("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--timeout SECONDS      wall-clock limit, over 0 "
+                          "and at most 1e9"),
+            std::string::npos)
+      << help.out;
+  EXPECT_NE(help.out.find("--memory-limit BYTES   evaluator memory limit, an "
+                          "integer from 1 to"),
+            std::string::npos)
+      << help.out;
+}
+
+TEST_F(CliReliabilityTest, MalformedArgsExitOneNamingTheEntry) {
+  using hlo::exec::testing::F32Npy;
+  using hlo::exec::testing::Zip;
+  const std::string m = Write("neg.hlo", R"(HloModule neg
+ENTRY e {
+  x = f32[2,3] parameter(0)
+  ROOT y = f32[2,3] negate(x)
+})");
+  const std::string six(24, '\0');
+  const struct {
+    std::string archive, reason;
+  } cases[] = {
+      {Zip({{"arg0.npy", F32Npy("(-2,3)", six)}}),
+       "arg0.npy: bad .npy header: 'shape' must be a tuple of non-negative "
+       "integers, got '(-2,3)'"},
+      {Zip({{"arg0.npy", F32Npy("(+2,3)", six)}}), "got '(+2,3)'"},
+      {Zip({{"arg0.npy", F32Npy("(2,3x)", six)}}), "got '(2,3x)'"},
+      {Zip({{"arg0.npy",
+             hlo::exec::testing::Npy("{'descr': '<f4', 'fortran_order': maybe, "
+                                     "'shape': (2, 3), }",
+                                     six)}}),
+       "arg0.npy: bad .npy header: 'fortran_order' must be True or False"},
+      {Zip({{"arg0.npy", F32Npy("(2, 3)", six + std::string(4096, 'x'))}}),
+       "arg0.npy: 4096 bytes after the array data"},
+      {Zip({{"arg0.npy", F32Npy("(2, 3)", six)},
+            {"arg0.npy", F32Npy("(6,)", six)}}),
+       "arg0.npy: the zip holds it twice"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = Write("bad.npz", c.archive);
+    Result r = RunCli(m + " --args " + path);
+    EXPECT_EQ(r.code, 1) << c.reason << "\n" << r.out;
+    EXPECT_NE(r.out.find("hlo-lsp replay: " + path + ": arg0.npy: "),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find(c.reason), std::string::npos) << r.out;
   }
 }
 
