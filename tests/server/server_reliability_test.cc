@@ -102,6 +102,99 @@ class ServerReliabilityTest : public ::testing::Test {
   int64_t next_id_ = 100;
 };
 
+TEST_F(ServerReliabilityTest, DocumentOutsideTheWorkspaceIsNotIndexed) {
+  ServerHarness h(Options());
+  Start(h);
+  const std::string after =
+      PathToUri((out_ / "module_0005.far.after_optimizations.txt").string());
+  // The lens still names the module's other stage, from the file's folder.
+  Json lens =
+      Call(h, "textDocument/codeLens", {{"textDocument", {{"uri", after}}}});
+  ASSERT_EQ(lens["result"].size(), 1u) << lens.dump();
+  EXPECT_NE(lens["result"][0]["command"]["title"].get<std::string>().find(
+                "before_optimizations"),
+            std::string::npos)
+      << lens.dump();
+  Json files = Call(h, "workspace/executeCommand",
+                    {{"command", "hlo.moduleFiles"},
+                     {"arguments", Json::array({{{"uri", after}}})}});
+  ASSERT_EQ(files["result"].size(), 2u) << files.dump();
+  EXPECT_EQ(files["result"][0]["stage"], "before_optimizations");
+  EXPECT_EQ(files["result"][1]["uri"], after);
+  // A file that is no dump at all lists itself, and nothing is walked.
+  Json passwd = Call(h, "hlo/moduleFiles",
+                     {{"uri", PathToUri((out_ / "passwd").string())}});
+  ASSERT_EQ(passwd["result"].size(), 1u) << passwd.dump();
+
+  // None of the outside files entered the index.
+  for (const char* query : {"farsym_root", "othersym_root", "deepsym_root"}) {
+    Json found = Symbols(h, query);
+    ASSERT_TRUE(found.is_array());
+    EXPECT_TRUE(found.empty()) << query << ": " << found.dump();
+  }
+}
+
+TEST_F(ServerReliabilityTest, DefinitionAcrossDumpsOutsideTheWorkspace) {
+  const std::string entry =
+      "ENTRY %main (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n"
+      "  ROOT %r = f32[] call(%p), to_apply=%out_helper\n}\n";
+  Write(out_ / "module_0008.defmod.before_optimizations.txt",
+        "HloModule defmod\n\n%out_helper (x: f32[]) -> f32[] {\n"
+        "  ROOT %x = f32[] parameter(0)\n}\n\n" +
+            entry);
+  Write(out_ / "module_0008.defmod.after_optimizations.txt",
+        "HloModule defmod\n\n" + entry);
+  ServerHarness h(Options());
+  Start(h);
+  // `to_apply=%out_helper` in the after file: defined only in the before
+  // file, which is read for the answer but not indexed.
+  Json def = Call(
+      h, "textDocument/definition",
+      {{"textDocument",
+        {{"uri", PathToUri((out_ / "module_0008.defmod.after_optimizations.txt")
+                               .string())}}},
+       {"position",
+        {{"line", 4},
+         {"character",
+          std::string("  ROOT %r = f32[] call(%p), to_apply=%out").size()}}}});
+  ASSERT_EQ(def["result"].size(), 1u) << def.dump();
+  EXPECT_EQ(
+      def["result"][0]["uri"],
+      PathToUri(
+          (out_ / "module_0008.defmod.before_optimizations.txt").string()));
+  EXPECT_EQ(def["result"][0]["range"]["start"]["line"], 2);
+  Json found = Symbols(h, "out_helper");
+  ASSERT_TRUE(found.is_array());
+  EXPECT_TRUE(found.empty()) << found.dump();
+}
+
+TEST_F(ServerReliabilityTest, FileEventsOutsideTheFoldersAreIgnored) {
+  ServerHarness h(Options());
+  Start(h);
+  Write(ws_ / "module_0002.fresh.before_optimizations.txt",
+        Module("fresh", "freshsym"));
+  // One notification, the outside file first: once the inside file is
+  // indexed, the outside one has been dealt with too.
+  h.Notify(
+      "workspace/didChangeWatchedFiles",
+      {{"changes",
+        Json::array(
+            {Json{{"uri",
+                   PathToUri(
+                       (out_ / "module_0006.other.before_optimizations.txt")
+                           .string())},
+                  {"type", 1}},
+             Json{
+                 {"uri",
+                  PathToUri((ws_ / "module_0002.fresh.before_optimizations.txt")
+                                .string())},
+                 {"type", 1}}})}});
+  ASSERT_FALSE(SymbolsEventually(h, "freshsym_root").empty());
+  Json outside = Symbols(h, "othersym_root");
+  ASSERT_TRUE(outside.is_array());
+  EXPECT_TRUE(outside.empty()) << outside.dump();
+}
+
 TEST_F(ServerReliabilityTest, HugeWorkspaceSymbolQueriesDoNotBlockHover) {
   // Enough distinct names that the huge regex below, with no bounds, took
   // about a minute per query (RE2 falls back from its DFA on each name).
