@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include <string>
+
 #include "re2/re2.h"
 
 namespace hlo::index {
@@ -31,12 +33,36 @@ SymbolQuery::SymbolQuery(SymbolQuery&&) noexcept = default;
 SymbolQuery& SymbolQuery::operator=(SymbolQuery&&) noexcept = default;
 SymbolQuery::~SymbolQuery() = default;
 
+absl::Status QueryControl::Check() const {
+  if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
+    return absl::CancelledError("query cancelled");
+  }
+  if (deadline != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= deadline) {
+    return absl::DeadlineExceededError(
+        "query stopped at its deadline; narrow it (fewer words, a shorter "
+        "/regex/, a kind: or file: filter)");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SymbolQuery> SymbolQuery::Parse(std::string_view text) {
+  if (text.size() > kMaxQueryBytes) {
+    return absl::InvalidArgumentError(
+        "query too long: " + std::to_string(text.size()) + " bytes (at most " +
+        std::to_string(kMaxQueryBytes) + ")");
+  }
   SymbolQuery query;
+  size_t terms = 0;
   size_t pos = 0;
   while (pos < text.size()) {
     while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
     if (pos >= text.size()) break;
+    if (++terms > kMaxQueryTerms) {
+      return absl::InvalidArgumentError("query has too many terms (at most " +
+                                        std::to_string(kMaxQueryTerms) +
+                                        " words, filters and /regex/)");
+    }
     if (text[pos] == '/') {
       // `/re/`: up to the next unescaped '/'; `\/` stands for '/'.
       std::string pattern;
@@ -61,11 +87,16 @@ absl::StatusOr<SymbolQuery> SymbolQuery::Parse(std::string_view text) {
       }
       RE2::Options options;
       options.set_log_errors(false);
-      options.set_max_mem(64 << 20);
+      options.set_max_mem(kMaxRegexMemory);
       query.regex_ = std::make_unique<RE2>(
           re2::StringPiece(pattern.data(), pattern.size()), options);
       if (!query.regex_->ok()) {
-        return absl::InvalidArgumentError("bad regex /" + pattern +
+        // The pattern may be kilobytes long: quote its start only.
+        constexpr size_t kQuoted = 60;
+        std::string quoted = pattern.size() > kQuoted
+                                 ? pattern.substr(0, kQuoted) + "..."
+                                 : pattern;
+        return absl::InvalidArgumentError("bad regex /" + quoted +
                                           "/: " + query.regex_->error());
       }
       pos = i + 1;

@@ -1,16 +1,22 @@
 // The search query language (contracts.md): plain words are fuzzy (all must
 // match), `/re/` is an RE2 regular expression on the name, and the filters
 // `kind:K`, `op:OPCODE`, `module:NAME`, `file:GLOB` narrow the rest. User
-// regexes only ever reach RE2 (linear time, no backtracking).
+// regexes only ever reach RE2 (linear time, no backtracking). Queries are
+// bounded (text, terms, RE2 memory) and can be stopped (QueryControl): a
+// query is typed by a person, and one pasted by mistake must not hold the
+// server's threads.
 #ifndef HLO_LSP_INDEX_QUERY_H_
 #define HLO_LSP_INDEX_QUERY_H_
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "index/fuzzy.h"
 #include "index/symbols.h"
@@ -20,6 +26,27 @@ class RE2;
 }
 
 namespace hlo::index {
+
+// What Parse accepts: longer queries are refused with InvalidArgument. A
+// 120 KB regex of 5,000 alternatives took minutes per query; nobody types
+// more than a few words.
+inline constexpr size_t kMaxQueryBytes = 4096;
+inline constexpr size_t kMaxQueryTerms = 32;  // words, filters and /re/
+// RE2's budget for the compiled regex and its DFA cache; a bigger pattern
+// fails to compile ("pattern too large") and is refused.
+inline constexpr int64_t kMaxRegexMemory = 8 << 20;
+
+// Stops a running query: a flag another thread sets (an LSP
+// $/cancelRequest) and a deadline. Queries check it every few dozen names
+// scored and every file walked, so stopping takes a bounded moment.
+struct QueryControl {
+  const std::atomic<bool>* cancelled = nullptr;
+  std::chrono::steady_clock::time_point deadline =
+      std::chrono::steady_clock::time_point::max();
+
+  // OK to go on; else CancelledError or DeadlineExceededError.
+  absl::Status Check() const;
+};
 
 class SymbolQuery {
  public:

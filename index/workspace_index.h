@@ -26,6 +26,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "index/dump_name.h"
+#include "index/query.h"
 #include "index/scanner.h"
 #include "index/shard.h"
 #include "index/store.h"
@@ -111,8 +112,11 @@ class WorkspaceIndex {
   void Refresh(const std::vector<std::filesystem::path>& paths);
 
   // Matches ordered by score, then path, then line. limit 0 = all.
-  absl::StatusOr<std::vector<SymbolMatch>> Query(std::string_view query,
-                                                 size_t limit) const;
+  // InvalidArgument for a query that does not parse or is over the bounds
+  // of query.h; Cancelled or DeadlineExceeded when `control` stops it.
+  absl::StatusOr<std::vector<SymbolMatch>> Query(
+      std::string_view query, size_t limit,
+      const QueryControl& control = {}) const;
 
   // The files of the module that `path` belongs to (same folder, module id
   // and name), in stage/step order; just `path` for a non-dump file.

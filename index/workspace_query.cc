@@ -1,6 +1,7 @@
 // WorkspaceIndex, querying: the derived lookup tables (name masks,
 // postings, block uses, file order) and Query over them.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <optional>
@@ -24,6 +25,39 @@ struct Hit {
   uint32_t offset;
   double score;
 };
+
+// A QueryControl's verdict shared by the threads of one query: the first
+// to see it say stop records why; the others end at their next check.
+class Stopper {
+ public:
+  explicit Stopper(const QueryControl& control) : control_(control) {}
+  // True when the query must end now.
+  bool Stop() {
+    if (stopped_.load(std::memory_order_relaxed)) return true;
+    absl::Status status = control_.Check();
+    if (status.ok()) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (status_.ok()) status_ = std::move(status);
+    stopped_ = true;
+    return true;
+  }
+  bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
+  absl::Status status() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return status_;
+  }
+
+ private:
+  const QueryControl& control_;
+  std::atomic<bool> stopped_{false};
+  std::mutex mutex_;
+  absl::Status status_;
+};
+
+// Checks cost a clock read: made every this many regex or fuzzy scorings
+// (each costs far more than the mask tests that reject most names) and
+// every this many files or blocks walked.
+constexpr uint32_t kCheckEvery = 64;
 
 }  // namespace
 
@@ -116,10 +150,11 @@ void WorkspaceIndex::FileOrder(Tables* t) const {
 }
 
 absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
-    std::string_view text, size_t limit) const {
+    std::string_view text, size_t limit, const QueryControl& control) const {
   absl::StatusOr<SymbolQuery> parsed = SymbolQuery::Parse(text);
   if (!parsed.ok()) return parsed.status();
   const SymbolQuery& query = *parsed;
+  Stopper stopper(control);
   std::shared_lock<std::shared_mutex> lock(mutex_);
   std::shared_ptr<const Tables> tables =
       CurrentTables(options_.name_table || query_count_.fetch_add(1) > 0);
@@ -198,6 +233,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
     // files' block uses collects the hits. Cheaper than building postings.
     std::vector<float> scores(names.size());
     for (uint32_t i = 0; i < names.size(); ++i) {
+      if (i % kCheckEvery == 0 && stopper.Stop()) return stopper.status();
       std::string_view name = names.Get(i);
       std::optional<double> s =
           query.NameScoreWithCharMask(name, CharMask(name));
@@ -208,6 +244,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
     };
     std::vector<uint8_t> block_hit(store_.block_count(), 0);
     for (uint32_t b = 0; b < store_.block_count(); ++b) {
+      if (b % kCheckEvery == 0 && stopper.Stop()) return stopper.status();
       for (const Record& r : store_.Block(b)) {
         if (record_hits(r)) {
           block_hit[b] = 1;
@@ -216,6 +253,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
       }
     }
     for (uint32_t f : t.order) {
+      if (stopper.Stop()) return stopper.status();
       if (!file_passes(f)) continue;
       std::span<const BlockUse> uses = files_[f]->uses;
       for (uint32_t u = 0; u < uses.size(); ++u) {
@@ -237,16 +275,19 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
     const uint64_t required = query.required_char_mask();
     ParallelFor(chunks, chunks > 64 ? threads_ : 1, [&](size_t, size_t chunk) {
       size_t end = std::min<size_t>(names.size(), (chunk + 1) * kChunk);
+      uint32_t scored = 0;
       for (size_t i = chunk * kChunk; i < end; ++i) {
         scores[i] = NAN;
         // Inline, the mask test is most of the loop: most names fail it.
         if ((t.masks[i] & required) != required) continue;
         if (t.post_begin[i] == t.post_begin[i + 1]) continue;
+        if (scored++ % kCheckEvery == 0 && stopper.Stop()) return;
         std::optional<double> s =
             query.NameScoreWithCharMask(names.Get(i), t.masks[i]);
         if (s) scores[i] = static_cast<float>(*s);
       }
     });
+    if (stopper.stopped()) return stopper.status();
     std::vector<uint32_t> matching;
     for (uint32_t i = 0; i < scores.size(); ++i) {
       if (!std::isnan(scores[i])) matching.push_back(i);
@@ -256,7 +297,11 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
     // Best names first; once `limit` hits are in and the score drops,
     // nothing later can enter.
     float last_score = INFINITY;
+    uint32_t walked = 0;
     for (uint32_t name : matching) {
+      if (walked++ % kCheckEvery == 0 && stopper.Stop()) {
+        return stopper.status();
+      }
       float score = scores[name];
       if (limit != 0 && hits.size() >= limit && score < last_score) break;
       last_score = score;
@@ -274,6 +319,7 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
     // Filters alone: every symbol scores 0, so path and line order is the
     // final order and the walk can stop at `limit`.
     for (uint32_t f : t.order) {
+      if (stopper.Stop()) return stopper.status();
       if (!file_passes(f)) continue;
       std::span<const BlockUse> uses = files_[f]->uses;
       for (uint32_t u = 0; u < uses.size(); ++u) {

@@ -207,8 +207,8 @@ void LspServer::BindDocumentFeatures() {
 void LspServer::BindWorkspaceFeatures() {
   table_.Request<WorkspaceSymbolParams>(
       "workspace/symbol",
-      [this](const WorkspaceSymbolParams& p, const Request&) {
-        return WorkspaceSymbols(*workspace_, p);
+      [this](const WorkspaceSymbolParams& p, const Request& r) {
+        return WorkspaceSymbols(*workspace_, p, r.cancelled.get());
       });
   table_.Request<UriParams>(
       "hlo/protoToText",

@@ -2,10 +2,30 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string_view>
 #include <system_error>
 
 namespace hlo_lsp {
 namespace fs = std::filesystem;
+namespace {
+
+// `path` absolute and lexically normal, without a trailing '/'.
+std::string Normal(const fs::path& path) {
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec);
+  std::string s = (ec ? path : absolute).lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+// Whether `path` is `folder` or lies under it (both Normal).
+bool IsUnder(std::string_view path, std::string_view folder) {
+  if (!path.starts_with(folder)) return false;
+  return path.size() == folder.size() || folder.back() == '/' ||
+         path[folder.size()] == '/';
+}
+
+}  // namespace
 
 Workspace::Workspace(Client* client, Options options)
     : client_(client), options_(options) {
@@ -165,7 +185,14 @@ void Workspace::IndexLoop() {
 void Workspace::FilesChanged(const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const std::string& path : paths) {
-    if (!path.empty()) pending_refresh_.emplace_back(path);
+    // An event outside the folders (a client watching more than asked)
+    // would put a file of elsewhere in the index and workspace/symbol.
+    if (path.empty()) continue;
+    const std::string normal = Normal(path);
+    bool inside = false;
+    for (const fs::path& folder : folders_)
+      inside |= IsUnder(normal, Normal(folder));
+    if (inside) pending_refresh_.emplace_back(path);
   }
   wake_.notify_all();
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "index/query.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
 #include "server/cli/path_escape.h"
@@ -148,6 +149,16 @@ int RunSearch(int argc, char** argv) {
   for (const std::string& w : words) {
     if (!query.empty()) query += ' ';
     query += w;
+  }
+  // A bad query, or one over the bounds of index/query.h, is refused
+  // before any folder is indexed.
+  if (absl::StatusOr<hlo::index::SymbolQuery> parsed =
+          hlo::index::SymbolQuery::Parse(query);
+      !parsed.ok()) {
+    std::fprintf(stderr, "hlo-lsp search: %.*s\n",
+                 static_cast<int>(parsed.status().message().size()),
+                 parsed.status().message().data());
+    return kExitUsage;
   }
   if (dirs.empty()) dirs.push_back(".");
   for (const std::string& dir : dirs) {

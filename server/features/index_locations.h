@@ -22,9 +22,18 @@ int LspSymbolKind(hlo::index::SymbolKind kind);
 Location IndexLocation(const hlo::index::SymbolMatch& match, bool utf16);
 
 // The module files the index groups with `path`; when it has none (not
-// indexed yet, or outside the folders) the file's own folder is looked at.
+// indexed yet, or outside the folders) the same module's dump files beside
+// it in its own folder, listed (boundedly, not below it) but not indexed:
+// files outside the workspace never enter the index or workspace/symbol.
 std::vector<hlo::index::ModuleFile> ModuleFilesOf(
-    hlo::index::WorkspaceIndex& index, const std::string& path);
+    const hlo::index::WorkspaceIndex& index, const std::string& path);
+
+// The same module's dump files beside `path` in its own folder (flat, the
+// listing bounded), for a file the index does not hold; read, not indexed.
+// Empty when `path` is not an HLO text dump. Refreshing the file's folder
+// instead once walked all of /tmp (57,000 files) for one file opened from
+// there, and put them in workspace/symbol.
+std::vector<hlo::index::ModuleFile> SiblingModuleFiles(const std::string& path);
 
 // `path` made absolute and normal, as the index and URIs hold it.
 std::string NormalPath(const std::string& path);

@@ -6,6 +6,7 @@
 #define HLO_LSP_SERVER_FEATURES_WORKSPACE_FEATURES_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <vector>
 
@@ -18,11 +19,17 @@
 namespace hlo_lsp {
 
 // workspace_symbols.cc: workspace/symbol as you type (what is indexed so
-// far), and hlo.search (complete: waits for the first indexing).
+// far), and hlo.search (complete: waits for the first indexing). Both stop
+// when `cancelled` turns true (-32800) or at their deadline (-32803, a
+// message saying to narrow the query); a query over the bounds of
+// index/query.h is refused at once (-32602).
 inline constexpr size_t kMaxWorkspaceSymbols = 500;
 inline constexpr size_t kMaxSearchHits = 500;
+inline constexpr std::chrono::milliseconds kWorkspaceSymbolDeadline{1000};
+inline constexpr std::chrono::milliseconds kSearchDeadline{10000};
 Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(
-    Workspace& workspace, const WorkspaceSymbolParams& params);
+    Workspace& workspace, const WorkspaceSymbolParams& params,
+    const std::atomic<bool>* cancelled);
 Result<std::vector<SearchHit>> SearchSymbols(
     Workspace& workspace, const SearchArgs& args,
     const std::atomic<bool>* cancelled);

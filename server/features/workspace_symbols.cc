@@ -1,4 +1,5 @@
 // workspace/symbol and hlo.search over the workspace index.
+#include <chrono>
 #include <string>
 
 #include "server/documents.h"
@@ -6,16 +7,40 @@
 #include "server/features/workspace_features.h"
 
 namespace hlo_lsp {
+namespace {
+
+// The index's query with the request's cancellation flag and a deadline:
+// a request thread is never held longer (there are only a few of them).
+Result<std::vector<hlo::index::SymbolMatch>> RunQuery(
+    Workspace& workspace, const std::string& query, size_t limit,
+    std::chrono::milliseconds deadline, const std::atomic<bool>* cancelled) {
+  hlo::index::QueryControl control;
+  control.cancelled = cancelled;
+  control.deadline = std::chrono::steady_clock::now() + deadline;
+  auto matches = workspace.index().Query(query, limit, control);
+  if (matches.ok()) return std::move(*matches);
+  const std::string message(matches.status().message());
+  switch (matches.status().code()) {
+    case absl::StatusCode::kCancelled:
+      return Cancelled();
+    case absl::StatusCode::kDeadlineExceeded:
+      return RequestFailed(message);
+    default:
+      return InvalidParams(message);
+  }
+}
+
+}  // namespace
 
 Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(
-    Workspace& workspace, const WorkspaceSymbolParams& params) {
-  auto matches = workspace.index().Query(params.query, kMaxWorkspaceSymbols);
-  if (!matches.ok())
-    return InvalidParams(std::string(matches.status().message()));
+    Workspace& workspace, const WorkspaceSymbolParams& params,
+    const std::atomic<bool>* cancelled) {
+  auto matches = RunQuery(workspace, params.query, kMaxWorkspaceSymbols,
+                          kWorkspaceSymbolDeadline, cancelled);
+  if (const RpcError* error = std::get_if<RpcError>(&matches)) return *error;
   const bool utf16 = workspace.support().utf16;
   std::vector<WorkspaceSymbol> out;
-  out.reserve(matches->size());
-  for (const hlo::index::SymbolMatch& m : *matches) {
+  for (const hlo::index::SymbolMatch& m : std::get<0>(matches)) {
     out.push_back(WorkspaceSymbol{m.name, LspSymbolKind(m.kind),
                                   IndexLocation(m, utf16), m.module});
   }
@@ -29,12 +54,11 @@ Result<std::vector<SearchHit>> SearchSymbols(
   // An explicit search is complete, unlike workspace/symbol as you type.
   if (!workspace.WaitForFirstIndex(cancelled)) return Cancelled();
   workspace.AddFolderIfNone(args.root);
-  auto matches = workspace.index().Query(args.query, kMaxSearchHits);
-  if (!matches.ok())
-    return InvalidParams(std::string(matches.status().message()));
+  auto matches = RunQuery(workspace, args.query, kMaxSearchHits,
+                          kSearchDeadline, cancelled);
+  if (const RpcError* error = std::get_if<RpcError>(&matches)) return *error;
   std::vector<SearchHit> out;
-  out.reserve(matches->size());
-  for (const hlo::index::SymbolMatch& m : *matches) {
+  for (const hlo::index::SymbolMatch& m : std::get<0>(matches)) {
     // The absolute path: the editor opens it from anywhere.
     out.push_back(SearchHit{m.absolute_path, m.line, m.column,
                             std::string(hlo::index::SymbolKindName(m.kind)),

@@ -1,12 +1,17 @@
 // Definition, references and highlights: the model's name resolution, read
 // through hlo/query.h. A computation the file does not define is looked for
-// in the other dumps of its module, through the workspace index.
+// in the other dumps of its module, through the workspace index (or, for a
+// document outside it, by scanning the dumps beside it).
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "hlo/query.h"
+#include "index/scanner.h"
 #include "server/features/features.h"
 #include "server/features/index_locations.h"
 
@@ -46,6 +51,40 @@ std::string WordAt(std::string_view text, size_t offset) {
   return std::string(text.substr(begin, end - begin));
 }
 
+// Bytes of unindexed dumps one definition request may scan.
+constexpr uintmax_t kScanBudget = 64 << 20;
+
+// The computations named `name` in `paths`, files the index does not hold,
+// scanned here (up to kScanBudget bytes in all) and not kept.
+std::vector<Location> ScanForComputation(const std::vector<std::string>& paths,
+                                         const std::string& name, bool utf16) {
+  std::vector<Location> out;
+  uintmax_t budget = kScanBudget;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec || size > budget) continue;
+    budget -= size;
+    std::ifstream in(path, std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    const hlo::index::FileSymbols symbols = hlo::index::ScanSymbols(text);
+    for (const hlo::index::Symbol& s : symbols.symbols) {
+      if (s.kind != hlo::index::SymbolKind::kComputation ||
+          symbols.Name(s) != name) {
+        continue;
+      }
+      hlo::index::SymbolMatch m;
+      m.absolute_path = path;
+      m.line = s.line;
+      m.column = s.column;
+      m.flags = s.flags;
+      m.name = name;
+      out.push_back(IndexLocation(m, utf16));
+    }
+  }
+  return out;
+}
+
 // Locations of the computation `name` in the other files of the module that
 // `uri` belongs to.
 std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index,
@@ -55,15 +94,19 @@ std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index,
   std::string path = UriToPath(snap.uri);
   if (path.empty() || name.empty()) return out;
   const std::string self = NormalPath(path);
+  std::vector<hlo::index::ModuleFile> files = index.ModuleFiles(path);
+  const bool indexed = !files.empty();
+  if (!indexed) files = SiblingModuleFiles(path);
   std::vector<std::string> others;
-  for (const hlo::index::ModuleFile& f : ModuleFilesOf(index, path)) {
+  for (const hlo::index::ModuleFile& f : files) {
     std::string p = NormalPath(f.path);
     if (p != self) others.push_back(p);
   }
   if (others.empty()) return out;
+  const bool utf16 = snap.unit == hlo::ColumnUnit::kUtf16CodeUnits;
+  if (!indexed) return ScanForComputation(others, name, utf16);
   auto matches = index.Query("kind:computation " + name, 0);
   if (!matches.ok()) return out;
-  const bool utf16 = snap.unit == hlo::ColumnUnit::kUtf16CodeUnits;
   for (const hlo::index::SymbolMatch& m : *matches) {
     if (m.name != name) continue;
     if (std::find(others.begin(), others.end(), m.absolute_path) ==
