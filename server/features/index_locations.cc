@@ -6,6 +6,7 @@
 #include <optional>
 #include <string_view>
 
+#include "base/whole_file.h"
 #include "index/discovery.h"
 #include "index/dump_name.h"
 #include "server/documents.h"
@@ -42,10 +43,11 @@ constexpr size_t kSiblingPrefix = 4 << 10;
 // The module name of the first `HloModule NAME` line of HLO text at `path`;
 // nullopt when the file does not look like HLO text.
 std::optional<std::string> HloModuleName(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string prefix(kSiblingPrefix, '\0');
-  in.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
-  prefix.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  // Never a blocking open: a FIFO among the siblings must not hang us.
+  absl::StatusOr<hlo::base::WholeFile> head =
+      hlo::base::WholeFile::ReadHead(path.string(), kSiblingPrefix);
+  if (!head.ok()) return std::nullopt;
+  std::string_view prefix = head->bytes();
   if (!hlo::index::LooksLikeHloText(prefix)) return std::nullopt;
   for (size_t pos = 0; pos < prefix.size();) {
     size_t end = std::min(prefix.find('\n', pos), prefix.size());

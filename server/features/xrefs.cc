@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
+#include "base/whole_file.h"
 #include "hlo/query.h"
 #include "index/scanner.h"
 #include "server/features/features.h"
@@ -61,13 +60,14 @@ std::vector<Location> ScanForComputation(const std::vector<std::string>& paths,
   std::vector<Location> out;
   uintmax_t budget = kScanBudget;
   for (const std::string& path : paths) {
-    std::error_code ec;
-    const uintmax_t size = std::filesystem::file_size(path, ec);
-    if (ec || size > budget) continue;
-    budget -= size;
-    std::ifstream in(path, std::ios::binary);
-    const std::string text{std::istreambuf_iterator<char>(in), {}};
-    const hlo::index::FileSymbols symbols = hlo::index::ScanSymbols(text);
+    hlo::base::WholeFile::Options options;
+    options.max_bytes = budget;
+    absl::StatusOr<hlo::base::WholeFile> file =
+        hlo::base::WholeFile::Read(path, options);
+    if (!file.ok()) continue;  // over the budget, or not a regular file
+    budget -= file->bytes().size();
+    const hlo::index::FileSymbols symbols =
+        hlo::index::ScanSymbols(file->bytes());
     for (const hlo::index::Symbol& s : symbols.symbols) {
       if (s.kind != hlo::index::SymbolKind::kComputation ||
           symbols.Name(s) != name) {
