@@ -118,8 +118,8 @@ TEST_F(WholeFileTest, StreamsAreReadOnlyWhenAskedAndUpToTheLimit) {
 TEST_F(WholeFileTest, RegularFilesOverTheLimitAreRefused) {
   WholeFile::Options options;
   options.max_bytes = 4;
-  absl::StatusOr<WholeFile> file = WholeFile::Read(Write("big", "12345"),
-                                                   options);
+  absl::StatusOr<WholeFile> file =
+      WholeFile::Read(Write("big", "12345"), options);
   ASSERT_FALSE(file.ok());
   EXPECT_TRUE(absl::IsResourceExhausted(file.status()));
 }
@@ -128,9 +128,7 @@ TEST_F(WholeFileTest, RegularFilesOverTheLimitAreRefused) {
 // sparse garbage file costs one small read, not 2 GB of memory.
 TEST_F(WholeFileTest, HeadIsCheckedBeforeTheRest) {
   std::string path = (dir_ / "sparse").string();
-  {
-    std::ofstream(path, std::ios::binary) << "garbage!";
-  }
+  { std::ofstream(path, std::ios::binary) << "garbage!"; }
   fs::resize_file(path, uint64_t{2} << 30);
   WholeFile::Options options;
   options.head_bytes = 8;

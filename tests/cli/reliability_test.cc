@@ -21,7 +21,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kModule[] = R"(HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+constexpr char kModule[] =
+    R"(HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
 
 ENTRY %main (p: f32[4]) -> f32[4] {
   %p = f32[4]{0} parameter(0)
@@ -36,9 +37,10 @@ TEST(CliReliabilityTest, DevicesAndFifosAreRefused) {
   ASSERT_EQ(::mkfifo((cli.dir() + "/pipe.hlo").c_str(), 0600), 0);
   for (const char* file : {"/dev/zero", "pipe.hlo"}) {
     for (const char* command : {"check", "outline", "convert", "replay"}) {
-      RunResult r = cli.Run(std::string("--version >/dev/null; timeout 60 '"
-                                        HLO_LSP_BINARY "' ") +
-                            command + " " + file);
+      RunResult r = cli.Run(
+          std::string("--version >/dev/null; timeout 60 '" HLO_LSP_BINARY
+                      "' ") +
+          command + " " + file);
       EXPECT_EQ(r.exit_code, 2) << command << " " << file << ": " << r.err;
       EXPECT_THAT(r.err, HasSubstr("not a regular file"))
           << command << " " << file;
@@ -51,8 +53,9 @@ TEST(CliReliabilityTest, DevicesAndFifosAreRefused) {
 TEST(CliReliabilityTest, DevicesAreRefusedWithinAMemoryLimit) {
   if (kUnderAddressSanitizer) GTEST_SKIP() << "ulimit -v breaks ASan";
   CliRunner cli;
-  RunResult limited = cli.Run("--version >/dev/null; ulimit -v 3000000; '"
-                              HLO_LSP_BINARY "' check /dev/zero");
+  RunResult limited =
+      cli.Run("--version >/dev/null; ulimit -v 3000000; '" HLO_LSP_BINARY
+              "' check /dev/zero");
   EXPECT_EQ(limited.exit_code, 2) << limited.err;
   EXPECT_THAT(limited.err, HasSubstr("/dev/zero: not a regular file"));
 }
@@ -71,10 +74,9 @@ TEST(CliReliabilityTest, WriteErrorsOnStdoutExitTwo) {
   CliRunner cli;
   cli.Write("m.hlo", kModule);
   ASSERT_EQ(cli.Run("convert m.hlo -o m.pb").exit_code, 0);
-  for (const char* args :
-       {"outline m.hlo", "outline --json m.hlo", "--version",
-        "search --no-cache --limit 50 neg_target", "replay m.hlo",
-        "convert m.pb"}) {
+  for (const char* args : {"outline m.hlo", "outline --json m.hlo", "--version",
+                           "search --no-cache --limit 50 neg_target",
+                           "replay m.hlo", "convert m.pb"}) {
     RunResult r = cli.Run(std::string(args) + " > /dev/full");
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr("cannot write")) << args;
@@ -112,8 +114,9 @@ TEST(CliReliabilityTest, AnUnreadableDirIsAnIoError) {
   std::string as_user =
       ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups "
                        : "";
-  RunResult r = cli.Run("--version >/dev/null; " + as_user + "'" HLO_LSP_BINARY
-                        "' search --no-cache --dir locked neg_target");
+  RunResult r =
+      cli.Run("--version >/dev/null; " + as_user +
+              "'" HLO_LSP_BINARY "' search --no-cache --dir locked neg_target");
   ::chmod((cli.dir() + "/locked").c_str(), 0755);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_THAT(r.err, HasSubstr("locked: Permission denied"));
@@ -139,8 +142,9 @@ TEST(CliReliabilityTest, PathsThatAreNotTextSurviveTheOutput) {
 // killed them with SIGBUS (exit 135). Now each run ends with an exit code.
 TEST(CliReliabilityTest, FilesThatShrinkWhileReadAreNoSignal) {
   CliRunner cli;
-  std::string big = "HloModule big\n\nENTRY %main (p: f32[4]) -> f32[4] {\n"
-                    "  %p = f32[4]{0} parameter(0)\n";
+  std::string big =
+      "HloModule big\n\nENTRY %main (p: f32[4]) -> f32[4] {\n"
+      "  %p = f32[4]{0} parameter(0)\n";
   for (int i = 0; big.size() < (size_t{20} << 20); ++i) {
     big += "  %n" + std::to_string(i) +
            " = f32[4]{0} negate(f32[4]{0} %p), metadata={op_name=\"x\"}\n";

@@ -148,8 +148,8 @@ TEST(CacheSafetyTest, AGarbageCacheFileIsRefusedByItsHeader) {
     index.AddFolder(dir.path());
     IndexStats stats = index.stats();
     size_t found = Count(index, "kind:module module:jit_f");
-    bool ok = stats.shards_corrupt == 1 && stats.files_scanned == 1 &&
-              found == 1;
+    bool ok =
+        stats.shards_corrupt == 1 && stats.files_scanned == 1 && found == 1;
     if (!ok) {
       std::fprintf(stderr, "corrupt %zu, scanned %zu, found %zu\n",
                    stats.shards_corrupt, stats.files_scanned, found);
@@ -161,8 +161,8 @@ TEST(CacheSafetyTest, AGarbageCacheFileIsRefusedByItsHeader) {
   }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal "
-                                 << WTERMSIG(status);
+  ASSERT_TRUE(WIFEXITED(status))
+      << "the child died of signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 

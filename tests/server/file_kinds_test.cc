@@ -52,13 +52,13 @@ TEST_F(FileKindsTest, DevicesAndFifosAreRefusedAndTheServerStaysUsable) {
   ServerHarness h(options);
   h.Initialize();
   const std::string m = PathToUri((dir_ / "m.hlo").string());
-  for (const std::string& uri : {std::string("file:///dev/zero"),
-                                 PathToUri(fifo_)}) {
+  for (const std::string& uri :
+       {std::string("file:///dev/zero"), PathToUri(fifo_)}) {
     Json text = Call(h, "hlo/protoToText", {{"uri", uri}});
     ASSERT_TRUE(text.contains("error")) << uri << " -> " << text.dump();
-    EXPECT_NE(text["error"]["message"].get<std::string>().find(
-                  "not a regular file"),
-              std::string::npos)
+    EXPECT_NE(
+        text["error"]["message"].get<std::string>().find("not a regular file"),
+        std::string::npos)
         << text.dump();
     Json convert = Command(h, "hlo.convertToText", {{"uri", uri}});
     EXPECT_TRUE(convert.contains("error")) << uri << " -> " << convert.dump();
@@ -72,8 +72,9 @@ TEST_F(FileKindsTest, DevicesAndFifosAreRefusedAndTheServerStaysUsable) {
              {{"uri", m},
               {"languageId", "hlo"},
               {"version", 1},
-              {"text", "HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %c "
-                       "= f32[] constant(1)\n}\n"}}}});
+              {"text",
+               "HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %c "
+               "= f32[] constant(1)\n}\n"}}}});
   Json hover = Call(h, "textDocument/hover",
                     {{"textDocument", {{"uri", m}}},
                      {"position", {{"line", 3}, {"character", 10}}}});
