@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <new>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -34,9 +33,9 @@ class Buffer {
  public:
   bool Reserve(size_t capacity) {
     if (capacity <= capacity_) return true;
-    std::unique_ptr<char[]> bigger(new (std::nothrow) char[capacity]);
-    if (bigger == nullptr) return false;
-    if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+    LargeBuffer bigger = LargeBuffer::Allocate(capacity);
+    if (bigger.data() == nullptr) return false;
+    if (size_ > 0) std::memcpy(bigger.data(), data_.data(), size_);
     data_ = std::move(bigger);
     capacity_ = capacity;
     return true;
@@ -45,7 +44,7 @@ class Buffer {
   bool ReadUpTo(int fd, size_t limit, bool* at_end) {
     *at_end = false;
     while (size_ < limit) {
-      ssize_t n = ::read(fd, data_.get() + size_, limit - size_);
+      ssize_t n = ::read(fd, data_.data() + size_, limit - size_);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return false;
       if (n == 0) {
@@ -58,11 +57,11 @@ class Buffer {
   }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
-  std::unique_ptr<char[]> Release() { return std::move(data_); }
-  std::string_view view() const { return {data_.get(), size_}; }
+  LargeBuffer Take() { return std::move(data_); }
+  std::string_view view() const { return {data_.data(), size_}; }
 
  private:
-  std::unique_ptr<char[]> data_;
+  LargeBuffer data_;
   size_t size_ = 0, capacity_ = 0;
 };
 
@@ -149,7 +148,7 @@ absl::StatusOr<WholeFile> WholeFile::Read(const std::string& path,
   }
   WholeFile file;
   file.size_ = buffer.size();
-  file.data_ = buffer.Release();
+  file.data_ = buffer.Take();
   return file;
 }
 

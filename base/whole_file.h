@@ -9,11 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "base/large_buffer.h"
 
 namespace hlo::base {
 
@@ -56,11 +56,12 @@ class WholeFile {
   WholeFile(WholeFile&&) noexcept = default;
   WholeFile& operator=(WholeFile&&) noexcept = default;
 
-  // 16-byte aligned (operator new[]), so binary caches can be cast in place.
-  std::string_view bytes() const { return {data_.get(), size_}; }
+  // 16-byte aligned (operator new[] or a mapping), so binary caches can be
+  // cast in place.
+  std::string_view bytes() const { return {data_.data(), size_}; }
 
  private:
-  std::unique_ptr<char[]> data_;
+  LargeBuffer data_;
   size_t size_ = 0;
 };
 

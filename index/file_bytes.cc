@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <new>
 
 #include "index/dump_name.h"
 
@@ -59,8 +58,8 @@ bool FileBytes::Open(const std::string& path, FileKey* key, Buffer* buffer,
   // Read, never mapped: a mapped file that shrinks while it is scanned
   // raises SIGBUS; a read just ends early.
   if (size_ > kReadLimit) {
-    large_.reset(new (std::nothrow) char[size_]);
-    data_ = large_.get();
+    large_ = base::LargeBuffer::Allocate(size_);
+    data_ = large_.data();
   } else {
     data_ = buffer->data();
   }

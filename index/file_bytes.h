@@ -12,10 +12,10 @@
 #define HLO_LSP_INDEX_FILE_BYTES_H_
 
 #include <cstddef>
-#include <memory>
 #include <string>
 #include <string_view>
 
+#include "base/large_buffer.h"
 #include "index/chunking.h"
 #include "index/shard.h"
 
@@ -67,7 +67,7 @@ class FileBytes {
   const std::string* path_ = nullptr;
   char* data_ = nullptr;
   int fd_ = -1;
-  std::unique_ptr<char[]> large_;  // a file over kReadLimit
+  base::LargeBuffer large_;  // a file over kReadLimit
   size_t size_ = 0;
   std::string_view bytes_;
 };

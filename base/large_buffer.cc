@@ -1,0 +1,57 @@
+#include "base/large_buffer.h"
+
+#include <sys/mman.h>
+
+#include <new>
+#include <utility>
+
+namespace hlo::base {
+
+LargeBuffer LargeBuffer::Allocate(size_t size) {
+  LargeBuffer buffer;
+  if (size >= kMapFrom) {
+    const size_t huge = size_t{2} << 20;
+    size_t rounded = (size + huge - 1) / huge * huge;
+    void* p = ::mmap(nullptr, rounded, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return buffer;
+    ::madvise(p, rounded, MADV_HUGEPAGE);  // advice: may be refused
+    buffer.data_ = static_cast<char*>(p);
+    buffer.mapped_size_ = rounded;
+  } else {
+    buffer.data_ = new (std::nothrow) char[size == 0 ? 1 : size];
+    if (buffer.data_ == nullptr) return buffer;
+  }
+  buffer.size_ = size;
+  return buffer;
+}
+
+LargeBuffer::LargeBuffer(LargeBuffer&& other) noexcept {
+  *this = std::move(other);
+}
+
+LargeBuffer& LargeBuffer::operator=(LargeBuffer&& other) noexcept {
+  if (this == &other) return *this;
+  Release();
+  data_ = std::exchange(other.data_, nullptr);
+  size_ = std::exchange(other.size_, 0);
+  mapped_size_ = std::exchange(other.mapped_size_, 0);
+  return *this;
+}
+
+LargeBuffer::~LargeBuffer() { Release(); }
+
+void LargeBuffer::Release() {
+  if (data_ != nullptr) {
+    if (mapped_size_ != 0) {
+      ::munmap(data_, mapped_size_);
+    } else {
+      delete[] data_;
+    }
+  }
+  data_ = nullptr;
+  size_ = 0;
+  mapped_size_ = 0;
+}
+
+}  // namespace hlo::base

@@ -1,0 +1,41 @@
+// Uninitialised bytes for reading a whole file into. Big ones are anonymous
+// mappings advised to use huge pages: a 4 KB page costs a fault on first
+// touch, tens of microseconds on a virtual machine, so a 20 MB buffer in
+// 4 KB pages cost 5,000 faults (more than the read) where 2 MB pages cost
+// ten. Small ones come from the heap.
+#ifndef HLO_LSP_BASE_LARGE_BUFFER_H_
+#define HLO_LSP_BASE_LARGE_BUFFER_H_
+
+#include <cstddef>
+
+namespace hlo::base {
+
+class LargeBuffer {
+ public:
+  // Buffers from this size on are mapped (and 2 MB aligned in size).
+  static constexpr size_t kMapFrom = size_t{2} << 20;
+
+  // An empty buffer (data() is null) when memory is short: never throws.
+  static LargeBuffer Allocate(size_t size);
+
+  LargeBuffer() = default;
+  LargeBuffer(LargeBuffer&& other) noexcept;
+  LargeBuffer& operator=(LargeBuffer&& other) noexcept;
+  LargeBuffer(const LargeBuffer&) = delete;
+  LargeBuffer& operator=(const LargeBuffer&) = delete;
+  ~LargeBuffer();
+
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void Release();
+
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t mapped_size_ = 0;  // 0: from the heap
+};
+
+}  // namespace hlo::base
+
+#endif  // HLO_LSP_BASE_LARGE_BUFFER_H_
