@@ -141,8 +141,10 @@ class DictParser {
         return bad("");
       int64_t d = 0;
       while (std::isdigit(static_cast<unsigned char>(Peek()))) {
-        d = d * 10 + (t_[pos_++] - '0');
-        if (d > kMaxDim) return bad(" (a dimension over 2^62)");
+        const int digit = t_[pos_++] - '0';
+        // Checked before the step, which would overflow int64 past 2^62.
+        if (d > (kMaxDim - digit) / 10) return bad(" (a dimension over 2^62)");
+        d = d * 10 + digit;
       }
       dims->push_back(d);
       Space();
