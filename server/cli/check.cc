@@ -1,10 +1,15 @@
 // `hlo-lsp check FILE...`: one line per diagnostic, FILE:LINE:COL (1-based,
 // byte columns). Errors decide the exit code; warnings do not.
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "hlo/parser.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
@@ -29,9 +34,24 @@ std::string OneLine(std::string_view message) {
   return line;
 }
 
-// Returns true when the file has errors.
-bool ReportFile(const std::string& path, std::string_view text) {
-  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(text);
+// One file's report: its stdout lines, its stderr lines, whether it has
+// errors, whether it could not be read.
+struct FileReport {
+  std::string out, err;
+  bool has_errors = false;
+  bool io_error = false;
+};
+
+FileReport CheckFile(const std::string& path) {
+  FileReport report;
+  absl::StatusOr<FileContents> contents = FileContents::Read(path);
+  if (!contents.ok()) {
+    const absl::Status& status = contents.status();
+    report.err = absl::StrCat("hlo-lsp: ", status.message(), "\n");
+    report.io_error = true;
+    return report;
+  }
+  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(contents->text());
   std::vector<const hlo::Diagnostic*> sorted;
   sorted.reserve(file->diagnostics.size());
   for (const hlo::Diagnostic& d : file->diagnostics) sorted.push_back(&d);
@@ -41,18 +61,77 @@ bool ReportFile(const std::string& path, std::string_view text) {
                    });
   for (const hlo::Diagnostic* d : sorted) {
     hlo::LineColumn at = file->lines().ToLineColumn(d->span.begin);
-    std::printf("%s:%u:%u: %s: %s\n", path.c_str(), at.line + 1, at.column + 1,
-                d->severity == hlo::Severity::kError ? "error" : "warning",
-                OneLine(d->message).c_str());
+    absl::StrAppend(&report.out, path, ":", at.line + 1, ":", at.column + 1,
+                    ": ",
+                    d->severity == hlo::Severity::kError ? "error" : "warning",
+                    ": ", OneLine(d->message), "\n");
   }
   if (file->diagnostics_truncated) {
-    std::fprintf(stderr,
-                 "hlo-lsp: %s: too many diagnostics, the rest are "
-                 "not shown\n",
-                 path.c_str());
+    absl::StrAppend(&report.err, "hlo-lsp: ", path,
+                    ": too many diagnostics, the rest are not shown\n");
   }
-  return file->HasErrors();
+  report.has_errors = file->HasErrors();
+  return report;
 }
+
+// Checks the files on up to one thread per core and prints each report in
+// the order the files were given, as soon as it and those before it are
+// done: the output is the same as one file after another.
+class ParallelChecker {
+ public:
+  explicit ParallelChecker(const std::vector<std::string>& paths)
+      : paths_(paths), reports_(paths.size()), done_(paths.size(), false) {}
+
+  // Returns the exit code.
+  int Run() {
+    size_t threads = std::min<size_t>(
+        paths_.size(), std::max(1u, std::thread::hardware_concurrency()));
+    // The calling thread only prints: reports are small next to parsing.
+    std::vector<std::thread> workers;
+    for (size_t t = 0; t < threads; ++t) {
+      workers.emplace_back([this] { Work(); });
+    }
+    bool io_error = false, has_errors = false;
+    for (size_t i = 0; i < paths_.size(); ++i) {
+      FileReport report;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [&] { return done_[i]; });
+        report = std::move(reports_[i]);
+      }
+      std::fwrite(report.out.data(), 1, report.out.size(), stdout);
+      if (!report.err.empty()) {
+        std::fflush(stdout);  // keep stdout and stderr in file order
+        std::fwrite(report.err.data(), 1, report.err.size(), stderr);
+      }
+      io_error |= report.io_error;
+      has_errors |= report.has_errors;
+    }
+    for (std::thread& worker : workers) worker.join();
+    if (io_error) return kExitUsage;
+    return has_errors ? kExitNo : kExitOk;
+  }
+
+ private:
+  void Work() {
+    for (;;) {
+      size_t i = next_.fetch_add(1);
+      if (i >= paths_.size()) return;
+      FileReport report = CheckFile(paths_[i]);
+      std::lock_guard<std::mutex> lock(mutex_);
+      reports_[i] = std::move(report);
+      done_[i] = true;
+      ready_.notify_all();
+    }
+  }
+
+  const std::vector<std::string>& paths_;
+  std::atomic<size_t> next_{0};
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<FileReport> reports_;  // guarded by mutex_
+  std::vector<bool> done_;           // guarded by mutex_
+};
 
 }  // namespace
 
@@ -79,20 +158,7 @@ int RunCheck(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return kExitUsage;
   }
-  bool io_error = false;
-  bool has_errors = false;
-  for (const std::string& path : paths) {
-    absl::StatusOr<FileContents> contents = FileContents::Read(path);
-    if (!contents.ok()) {
-      PrintError(contents.status());
-      io_error = true;
-      continue;
-    }
-    has_errors |= ReportFile(path, contents->text());
-  }
-  std::fflush(stdout);
-  if (io_error) return kExitUsage;
-  return has_errors ? kExitNo : kExitOk;
+  return ParallelChecker(paths).Run();
 }
 
 }  // namespace hlo_lsp::cli

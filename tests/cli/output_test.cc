@@ -126,6 +126,43 @@ TEST(CliCheckTest, SeveralFilesAndIoErrorsTogether) {
   EXPECT_THAT(with_missing.err, HasSubstr("cannot read missing.hlo"));
 }
 
+// Files are checked in parallel but reported in the order given: a big
+// file first finishes last, and its lines still come first.
+TEST(CliCheckTest, ParallelCheckKeepsTheOrderOfTheFiles) {
+  CliRunner cli;
+  std::string args = "check";
+  std::string expected;
+  for (int i = 0; i < 24; ++i) {
+    std::string name = "f" + std::to_string(i) + ".hlo";
+    std::string text =
+        "HloModule m" + std::to_string(i) + "\n\nENTRY %main () -> f32[] {\n";
+    // Every third file is large, so that files finish out of order.
+    const int filler = i % 3 == 0 ? 20000 : 1;
+    for (int k = 0; k < filler; ++k) {
+      text += "  %c" + std::to_string(k) + " = f32[] constant(1)\n";
+    }
+    text += "  ROOT %r = f32[] add(f32[] %c0, f32[] %nope" + std::to_string(i) +
+            ")\n}\n";
+    cli.Write(name, text);
+    args += " " + name;
+    if (i == 7) args += " missing.hlo";
+    expected += name + ":" + std::to_string(filler + 4) + ":";
+  }
+  RunResult r = cli.Run(args);
+  EXPECT_EQ(r.exit_code, 2);  // the missing file wins
+  EXPECT_THAT(r.err, HasSubstr("cannot read missing.hlo"));
+  std::string order;
+  for (size_t at = 0; at < r.out.size();) {
+    size_t end = r.out.find('\n', at);
+    std::string line = r.out.substr(at, end - at);
+    // FILE:LINE: of each line, in output order.
+    size_t second = line.find(':', line.find(':') + 1);
+    order += line.substr(0, second + 1);
+    at = end + 1;
+  }
+  EXPECT_EQ(order, expected);
+}
+
 TEST(CliCheckTest, ReadsStdin) {
   CliRunner cli;
   cli.Write("clean.hlo", kClean);

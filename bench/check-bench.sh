@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `hlo-lsp check` over a dump folder against `rg -c ' = '` over the same
+# files, side by side in one run (the yardstick of issue 23: at most 5x).
+#   bench/check-bench.sh [BINARY]     (default build/hlo-lsp; run by hand)
+# The folder is a 200 MB ../shared/tools/make-dump-dir folder kept in
+# $HLO_LSP_BENCH_DIR (default /tmp/hlo-lsp-bench-200M). Prints the median
+# of 5 runs of each and their ratio.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+binary=${1:-$root/build/hlo-lsp}
+shared=${HLO_LSP_SHARED:-$root/../shared}
+dump=${HLO_LSP_BENCH_DIR:-/tmp/hlo-lsp-bench-200M}
+command -v rg >/dev/null || { echo "check-bench: needs rg (ripgrep)"; exit 2; }
+if [ ! -d "$dump" ]; then
+  echo "making $dump (once)..."
+  "$shared/tools/make-dump-dir" "$dump" --bytes 200M
+fi
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+# HLO text dumps only; the .ll/.ptx/report neighbours are not HLO.
+find "$dump" -type f -name '*.txt' ! -name '*-buffer-assignment.txt' \
+  ! -name '*-memory-usage-report.txt' | sort >"$list"
+median() {  # COMMAND...: median wall seconds of 5 runs
+  local times=()
+  for _ in 1 2 3 4 5; do
+    local start end
+    start=$(date +%s%N)
+    "$@" >/dev/null 2>&1 || true
+    end=$(date +%s%N)
+    times+=($(( (end - start) / 1000 )))
+  done
+  printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
+}
+files=$(wc -l <"$list")
+bytes=$(xargs -a "$list" -d '\n' cat | wc -c)
+check_us=$(median xargs -a "$list" -d '\n' "$binary" check)
+rg_us=$(median xargs -a "$list" -d '\n' rg -c ' = ')
+awk -v f="$files" -v b="$bytes" -v c="$check_us" -v r="$rg_us" 'BEGIN {
+  printf "%d files, %.0f MB\n", f, b / 1e6
+  printf "hlo-lsp check  %8.3f s  %7.1f MB/s\n", c / 1e6, b / c
+  printf "rg -c \x27 = \x27    %8.3f s  %7.1f MB/s\n", r / 1e6, b / r
+  printf "ratio          %8.1fx (goal: at most 5x)\n", c / r
+}'
