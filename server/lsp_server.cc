@@ -208,7 +208,8 @@ void LspServer::BindWorkspaceFeatures() {
   table_.Request<WorkspaceSymbolParams>(
       "workspace/symbol",
       [this](const WorkspaceSymbolParams& p, const Request& r) {
-        return WorkspaceSymbols(*workspace_, p, r.cancelled.get());
+        return WorkspaceSymbols(*workspace_, p, workspace_symbol_limit_,
+                                r.cancelled.get());
       });
   table_.Request<UriParams>(
       "hlo/protoToText",
@@ -293,6 +294,8 @@ void LspServer::BindNotifications() {
   table_.Notification<NoParams>("textDocument/didSave", [](NoParams&) {});
   table_.Notification<ConfigurationParams>(
       "workspace/didChangeConfiguration", [this](ConfigurationParams& p) {
+        if (p.workspace_symbol_limit)
+          workspace_symbol_limit_ = *p.workspace_symbol_limit;
         if (!p.inlay_hints) return;
         inlay_hints_ = *p.inlay_hints;
         if (inlay_refresh_support_) {
@@ -314,6 +317,8 @@ Result<InitializeResult> LspServer::Initialize(const InitializeParams& p) {
                             : hlo::ColumnUnit::kUtf16CodeUnits);
   trace_level_ = TraceLevel(p.trace);
   if (p.inlay_hints) inlay_hints_ = *p.inlay_hints;
+  if (p.workspace_symbol_limit)
+    workspace_symbol_limit_ = *p.workspace_symbol_limit;
   inlay_refresh_support_ = p.inlay_refresh_support;
 
   std::vector<std::filesystem::path> folders;

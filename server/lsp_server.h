@@ -19,6 +19,7 @@
 #include "server/client.h"
 #include "server/documents.h"
 #include "server/features/replay_jobs.h"
+#include "server/features/workspace_features.h"
 #include "server/json_rpc.h"
 #include "server/thread_pool.h"
 #include "server/transport.h"
@@ -111,6 +112,7 @@ class LspServer : private Client {
   bool exit_requested_ = false;
   std::atomic<int> trace_level_{0};  // 0 off, 1 messages, 2 verbose
   std::atomic<bool> inlay_hints_{true};
+  std::atomic<size_t> workspace_symbol_limit_{kDefaultWorkspaceSymbolLimit};
   std::atomic<bool> inlay_refresh_support_{false};
   std::atomic<int64_t> next_server_request_{1};
 

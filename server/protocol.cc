@@ -235,6 +235,20 @@ std::optional<bool> InlayHintSetting(const Json& settings) {
   return std::nullopt;
 }
 
+std::optional<size_t> WorkspaceSymbolLimitSetting(const Json& settings) {
+  if (!settings.is_object()) return std::nullopt;
+  if (const Json* hlo = Member(settings, "hlo")) {
+    if (auto v = WorkspaceSymbolLimitSetting(*hlo)) return v;
+  }
+  const Json* v = Member(settings, "workspaceSymbolLimit");
+  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
+  const int64_t limit = v->get<int64_t>();
+  if (limit < 1 || limit > static_cast<int64_t>(kMaxWorkspaceSymbolLimit)) {
+    return std::nullopt;
+  }
+  return static_cast<size_t>(limit);
+}
+
 bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
   if (!j.is_object()) {
     *error = "initialize params must be an object";
@@ -264,6 +278,7 @@ bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
   }
   if (const Json* opts = Member(j, "initializationOptions")) {
     out->inlay_hints = InlayHintSetting(*opts);
+    out->workspace_symbol_limit = WorkspaceSymbolLimitSetting(*opts);
   }
   if (const Json* folders = Member(j, "workspaceFolders");
       folders != nullptr && folders->is_array()) {

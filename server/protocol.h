@@ -161,6 +161,8 @@ struct InitializeParams {
   bool hierarchical_symbols = true;
   std::string trace = "off";        // off | messages | verbose
   std::optional<bool> inlay_hints;  // initializationOptions.inlayHints
+  // initializationOptions.workspaceSymbolLimit
+  std::optional<size_t> workspace_symbol_limit;
   std::vector<std::string> workspace_folders;  // their URIs
   std::string root_uri;
   std::string root_path;
@@ -194,6 +196,10 @@ bool TextDocumentUri(const Json& params, std::string* uri, std::string* error);
 // inlayHints setting from initializationOptions or didChangeConfiguration
 // settings ({"hlo": {"inlayHints": bool}} or {"inlayHints": bool}).
 std::optional<bool> InlayHintSetting(const Json& settings);
+// The workspaceSymbolLimit setting, found the same way: a positive integer,
+// at most kMaxWorkspaceSymbolLimit; anything else is no setting.
+inline constexpr size_t kMaxWorkspaceSymbolLimit = 100000;
+std::optional<size_t> WorkspaceSymbolLimitSetting(const Json& settings);
 // Members of an object, absent when `j` is not an object or lacks `key`.
 const Json* Member(const Json& j, const char* key);
 // The string at `key`; empty when absent or not a string.

@@ -73,8 +73,10 @@ bool FromJson(const Json& j, DidCloseParams* out, std::string* error) {
 }
 
 bool FromJson(const Json& j, ConfigurationParams* out, std::string*) {
-  if (const Json* settings = Member(j, "settings"))
+  if (const Json* settings = Member(j, "settings")) {
     out->inlay_hints = InlayHintSetting(*settings);
+    out->workspace_symbol_limit = WorkspaceSymbolLimitSetting(*settings);
+  }
   return true;
 }
 

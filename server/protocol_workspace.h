@@ -36,6 +36,7 @@ struct DidCloseParams {
 struct ConfigurationParams {
   std::optional<bool>
       inlay_hints;  // from settings.hlo.inlayHints or settings.inlayHints
+  std::optional<size_t> workspace_symbol_limit;  // ...workspaceSymbolLimit
 };
 
 struct DidChangeWatchedFilesParams {

@@ -23,12 +23,14 @@ namespace hlo_lsp {
 // when `cancelled` turns true (-32800) or at their deadline (-32803, a
 // message saying to narrow the query); a query over the bounds of
 // index/query.h is refused at once (-32602).
-inline constexpr size_t kMaxWorkspaceSymbols = 500;
+// workspace/symbol answers `limit` symbols (the contract's default 100,
+// setting hlo.workspaceSymbolLimit).
+inline constexpr size_t kDefaultWorkspaceSymbolLimit = 100;
 inline constexpr size_t kMaxSearchHits = 500;
 inline constexpr std::chrono::milliseconds kWorkspaceSymbolDeadline{1000};
 inline constexpr std::chrono::milliseconds kSearchDeadline{10000};
 Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(
-    Workspace& workspace, const WorkspaceSymbolParams& params,
+    Workspace& workspace, const WorkspaceSymbolParams& params, size_t limit,
     const std::atomic<bool>* cancelled);
 Result<std::vector<SearchHit>> SearchSymbols(
     Workspace& workspace, const SearchArgs& args,

@@ -33,9 +33,9 @@ Result<std::vector<hlo::index::SymbolMatch>> RunQuery(
 }  // namespace
 
 Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(
-    Workspace& workspace, const WorkspaceSymbolParams& params,
+    Workspace& workspace, const WorkspaceSymbolParams& params, size_t limit,
     const std::atomic<bool>* cancelled) {
-  auto matches = RunQuery(workspace, params.query, kMaxWorkspaceSymbols,
+  auto matches = RunQuery(workspace, params.query, limit,
                           kWorkspaceSymbolDeadline, cancelled);
   if (const RpcError* error = std::get_if<RpcError>(&matches)) return *error;
   const bool utf16 = workspace.support().utf16;

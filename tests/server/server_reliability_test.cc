@@ -269,13 +269,15 @@ TEST_F(ServerReliabilityTest, CancelledWorkspaceSymbolAnswersCancelled) {
   workspace.Initialized();
   ASSERT_TRUE(workspace.WaitForFirstIndex(nullptr));
   std::atomic<bool> cancelled{false};
-  auto found = WorkspaceSymbols(workspace, {"insidesym_root"}, &cancelled);
+  auto found = WorkspaceSymbols(workspace, {"insidesym_root"},
+                                kDefaultWorkspaceSymbolLimit, &cancelled);
   ASSERT_TRUE(std::holds_alternative<std::vector<WorkspaceSymbol>>(found));
   EXPECT_EQ(std::get<0>(found).size(), 1u);
   // $/cancelRequest sets the flag: the query stops and says so.
   cancelled = true;
   for (const char* query : {"insidesym_root", "/insidesym.*/", "kind:module"}) {
-    auto stopped = WorkspaceSymbols(workspace, {query}, &cancelled);
+    auto stopped = WorkspaceSymbols(workspace, {query},
+                                    kDefaultWorkspaceSymbolLimit, &cancelled);
     const RpcError* error = std::get_if<RpcError>(&stopped);
     ASSERT_NE(error, nullptr) << query;
     EXPECT_EQ(error->code, ErrorCode::kRequestCancelled) << query;

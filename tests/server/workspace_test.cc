@@ -178,6 +178,42 @@ TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
   EXPECT_EQ(fresh[0]["name"], "newentry");
 }
 
+// The contract: at most 100 symbols by default; hlo.workspaceSymbolLimit
+// from initializationOptions or didChangeConfiguration changes it.
+TEST_F(WorkspaceTest, WorkspaceSymbolLimitIsHundredOrTheSetting) {
+  std::string many = "HloModule many\n\nENTRY %main () -> f32[] {\n";
+  for (int i = 0; i < 150; ++i) {
+    many += "  %limit_probe." + std::to_string(i) + " = f32[] constant(1)\n";
+  }
+  many += "  ROOT %r = f32[] constant(0)\n}\n";
+  Write("module_0009.many.before_optimizations.txt", many);
+  auto count = [&](ServerHarness& h) {
+    return SymbolsEventually(h, "limit_probe").size();
+  };
+  {
+    ServerHarness h(NoCache());
+    Start(h, Json::object());
+    EXPECT_EQ(count(h), 100u);
+    h.Notify("workspace/didChangeConfiguration",
+             {{"settings", {{"hlo", {{"workspaceSymbolLimit", 7}}}}}});
+    EXPECT_EQ(count(h), 7u);
+    // Not a positive integer: no setting, the last one stays.
+    h.Notify("workspace/didChangeConfiguration",
+             {{"settings", {{"hlo", {{"workspaceSymbolLimit", -1}}}}}});
+    EXPECT_EQ(count(h), 7u);
+  }
+  {
+    ServerHarness h(NoCache());
+    h.Request(0, "initialize",
+              {{"capabilities", Json::object()},
+               {"rootUri", PathToUri(dir_.string())},
+               {"initializationOptions", {{"workspaceSymbolLimit", 120}}}});
+    ASSERT_TRUE(h.Response(0).contains("result"));
+    h.Notify("initialized");
+    EXPECT_EQ(count(h), 120u);
+  }
+}
+
 TEST_F(WorkspaceTest, PollsWhenTheClientCannotWatch) {
   ServerHarness h(NoCache());
   Start(h, Json::object());

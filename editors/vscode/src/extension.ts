@@ -53,6 +53,11 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     ],
     outputChannel: log,
     markdown: { isTrusted: false },
+    // Settings the server reads: at start, and on every change of `hlo.*`.
+    initializationOptions: {
+      workspaceSymbolLimit: vscode.workspace.getConfiguration('hlo').get<number>('workspaceSymbolLimit'),
+    },
+    synchronize: { configurationSection: 'hlo' },
   };
   client = new LanguageClient('hlo', 'HLO language server', serverOptions, clientOptions);
   client.onDidChangeState((e) => {
