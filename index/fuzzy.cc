@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <utility>
 
 #include "index/symbols.h"
 
@@ -91,36 +93,57 @@ std::optional<double> FuzzyMatcher::MatchWithMask(std::string_view word,
   }
   if (tier * 10.0 + kMaxTierScore < floor) return std::nullopt;
   const size_t m = std::min(word.size(), kMaxWord);
-  // best[j]: best score with pattern[0..i] matched and pattern[i] at word[j].
-  std::array<double, kMaxWord + 1> previous, current;
+  // The scoring DP, over the positions where each pattern character occurs
+  // (a few of a word's up to 255): score(i, j) is the best score with
+  // pattern[0..i] matched and pattern[i] at word[j]; from the row before it
+  // takes score(i-1, j-1) (consecutive) or the best score(i-1, k), k < j-1
+  // (a gap). The same arithmetic as a dense n x m table, in the same order.
+  // Two rows, swapped by pointer: row i reads row i - 1.
+  std::array<uint16_t, kMaxWord> at_a, at_b;
+  std::array<double, kMaxWord> score_a, score_b;
+  uint16_t *previous_at = at_a.data(), *current_at = at_b.data();
+  double *previous = score_a.data(), *current = score_b.data();
+  size_t previous_count = 0;
   double total = kNegative;
   for (size_t i = 0; i < n; ++i) {
-    double running = kNegative;  // max previous[k] for k < j - 1
+    const char c = lower_[i];
+    size_t count = 0;
+    size_t p = 0;                // previous_at[p] is the first k >= j - 1
+    double running = kNegative;  // max previous score at k < j - 1
     for (size_t j = 0; j < m; ++j) {
-      double score = kNegative;
-      if (Lower(word[j]) == lower_[i]) {
-        double here = 1.0;
-        bool segment = SegmentStart(word, j);
-        if (segment) here += 2.0;
-        if (word[j] == pattern_[i]) here += 0.25;
-        if (i == 0) {
-          // Starting late costs, unless at a segment start.
-          score = here - (j == 0 ? 0.0 : (segment ? 0.5 : 2.0));
-        } else {
-          double consecutive = j > 0 && previous[j - 1] > kNegative / 2
-                                   ? previous[j - 1] + 2.0
-                                   : kNegative;
-          double gap = running > kNegative / 2 ? running - (segment ? 0.5 : 1.5)
-                                               : kNegative;
-          score = std::max(consecutive, gap);
-          if (score > kNegative / 2) score += here;
+      if (Lower(word[j]) != c) continue;
+      double here = 1.0;
+      const bool segment = SegmentStart(word, j);
+      if (segment) here += 2.0;
+      if (word[j] == pattern_[i]) here += 0.25;
+      double score;
+      if (i == 0) {
+        // Starting late costs, unless at a segment start.
+        score = here - (j == 0 ? 0.0 : (segment ? 0.5 : 2.0));
+      } else {
+        while (p < previous_count && previous_at[p] + 1u < j) {
+          running = std::max(running, previous[p]);
+          ++p;
         }
+        const double consecutive = p < previous_count &&
+                                           previous_at[p] + 1u == j &&
+                                           previous[p] > kNegative / 2
+                                       ? previous[p] + 2.0
+                                       : kNegative;
+        const double gap = running > kNegative / 2
+                               ? running - (segment ? 0.5 : 1.5)
+                               : kNegative;
+        score = std::max(consecutive, gap);
+        if (score > kNegative / 2) score += here;
       }
-      if (i > 0 && j > 0) running = std::max(running, previous[j - 1]);
-      current[j] = score;
+      current_at[count] = static_cast<uint16_t>(j);
+      current[count] = score;
+      ++count;
       if (i + 1 == n) total = std::max(total, score);
     }
+    std::swap(previous_at, current_at);
     std::swap(previous, current);
+    previous_count = count;
   }
   // Past kMaxWord (long op_names) the match is real but unscored: lowest.
   double normalized =
