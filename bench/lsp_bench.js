@@ -125,15 +125,20 @@ async function main() {
   }
   for (const method of ['textDocument/hover', 'textDocument/definition']) {
     const times = [];
+    const slowest = [];  // [ms, position]: where the p99 comes from
     let nonEmpty = 0;
     for (const position of positions) {
       const res = await c.request(method, { textDocument: { uri }, position });
       times.push(res.ms);
+      slowest.push([res.ms, position]);
       const v = res.msg.result;
       if (v && (!Array.isArray(v) || v.length)) nonEmpty++;
     }
     console.log(`${method}: n=${times.length} p50 ${pct(times, 50).toFixed(2)} ms, ` +
                 `p99 ${pct(times, 99).toFixed(2)} ms, max ${Math.max(...times).toFixed(2)} ms, answered ${nonEmpty}`);
+    slowest.sort((a, b) => b[0] - a[0]);
+    console.log('  slowest: ' + slowest.slice(0, 5).map(([ms, p]) =>
+      `${ms.toFixed(1)} ms at ${p.line + 1}:${p.character + 1}`).join(', '));
   }
   const tok = [];
   for (let i = 0; i < 50; i++) {

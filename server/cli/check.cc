@@ -1,8 +1,12 @@
 // `hlo-lsp check FILE...`: one line per diagnostic, FILE:LINE:COL (1-based,
 // byte columns). Errors decide the exit code; warnings do not.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -74,9 +78,10 @@ FileReport CheckFile(const std::string& path) {
   return report;
 }
 
-// Checks the files on up to one thread per core and prints each report in
-// the order the files were given, as soon as it and those before it are
-// done: the output is the same as one file after another.
+// Checks the files on up to one thread per core, within a memory budget,
+// and prints each report in the order the files were given, as soon as it
+// and those before it are done: the output is the same as one file after
+// another.
 class ParallelChecker {
  public:
   explicit ParallelChecker(const std::vector<std::string>& paths)
@@ -117,20 +122,50 @@ class ParallelChecker {
     for (;;) {
       size_t i = next_.fetch_add(1);
       if (i >= paths_.size()) return;
+      const uint64_t bytes = SizeOf(paths_[i]);
+      {
+        // A parsed file takes a few times its size: files start only while
+        // the bytes being checked fit the budget (or none are).
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [&] {
+          return in_flight_ == 0 || in_flight_ + bytes <= budget_;
+        });
+        in_flight_ += bytes;
+      }
       FileReport report = CheckFile(paths_[i]);
       std::lock_guard<std::mutex> lock(mutex_);
+      in_flight_ -= bytes;
       reports_[i] = std::move(report);
       done_[i] = true;
       ready_.notify_all();
     }
   }
 
+  static uint64_t SizeOf(const std::string& path) {
+    struct stat info;
+    if (path == "-" || ::stat(path.c_str(), &info) != 0) return 0;
+    return static_cast<uint64_t>(info.st_size);
+  }
+
+  // An eighth of physical memory, at least 256 MB, for file bytes in flight.
+  static uint64_t Budget() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    const uint64_t memory =
+        pages > 0 && page > 0
+            ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
+            : 0;
+    return std::max<uint64_t>(memory / 8, uint64_t{256} << 20);
+  }
+
   const std::vector<std::string>& paths_;
+  const uint64_t budget_ = Budget();
   std::atomic<size_t> next_{0};
   std::mutex mutex_;
   std::condition_variable ready_;
   std::vector<FileReport> reports_;  // guarded by mutex_
   std::vector<bool> done_;           // guarded by mutex_
+  uint64_t in_flight_ = 0;           // guarded by mutex_
 };
 
 }  // namespace
