@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "hlo/proto/print.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/replay_flags.h"
 #include "server/common/file_reader.h"
 #include "server/common/snapshot.h"
 
@@ -53,27 +55,23 @@ constexpr char kUsage[] =
     "                         (default 600)\n"
     "  --memory-limit BYTES   evaluator memory limit, an integer from 1 to\n"
     "                         9.2e18 (default 80% of RAM)\n"
+    "  --print_literals       print every element of the arguments and "
+    "outputs\n"
+    "run_hlo_module's spellings work too: every flag as --flag=VALUE;\n"
+    "  --platform=Host|interpreter|CUDA, --force_fake_data, --use_fake_data,\n"
+    "  --reference_platform=Host (= --compare cpu), --input_format=hlo|pb|\n"
+    "  pbtxt|snapshot|unoptimized_snapshot. Its --xla_* and pass flags are\n"
+    "  refused: the module runs as written, without XLA's passes.\n"
     "exit: 0 replayed (and matched), 1 bad input, refused up front or\n"
     "results differ, 2 usage or I/O error, 3 failed while running\n";
-
-struct Flags {
-  std::string module_path, platform = "cpu", snapshot, args, out, compare;
-  bool force_fake = false, stats = false, json = false;
-  uint32_t seed = 0;
-  double timeout = 600, atol = 1e-3, rtol = 1e-3;
-  int64_t memory_limit = 0;
-};
-
-bool ParseNumber(const char* s, double* out) {
-  char* end = nullptr;
-  *out = std::strtod(s, &end);
-  return end && *end == '\0' && end != s && std::isfinite(*out) && *out >= 0;
-}
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "hlo-lsp replay: %s\n\n%s", message.c_str(), kUsage);
   return kExitUsage;
 }
+
+// Elements a preview shows: 8, or every one (--print_literals).
+constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
 
 std::string Preview(const Literal& lit, int64_t n = 8) {
   std::string s = lit.ToString(n);
@@ -122,66 +120,10 @@ int RunReplay(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  Flags f;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--platform") {
-      if (!value(&f.platform) || (f.platform != "cpu" && f.platform != "gpu"))
-        return Usage("--platform takes cpu or gpu");
-    } else if (a == "--snapshot") {
-      if (!value(&f.snapshot)) return Usage("--snapshot needs a file");
-    } else if (a == "--force-fake-data") {
-      f.force_fake = true;
-    } else if (a == "--seed") {
-      double d;
-      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d > 4294967295.0 ||
-          d != std::floor(d))
-        return Usage("--seed takes an integer in [0, 2^32)");
-      f.seed = static_cast<uint32_t>(d);
-    } else if (a == "--args") {
-      if (!value(&f.args)) return Usage("--args needs an .npz file");
-    } else if (a == "--out") {
-      if (!value(&f.out)) return Usage("--out needs an .npz file");
-    } else if (a == "--stats") {
-      f.stats = true;
-    } else if (a == "--json") {
-      f.json = true;
-    } else if (a == "--compare") {
-      if (!value(&f.compare) || (f.compare != "cpu" && f.compare != "snapshot"))
-        return Usage("--compare takes cpu or snapshot");
-    } else if (a == "--timeout") {
-      // No "0 means none": a limit is always set, and 0 is refused rather
-      // than read as no limit. 1e9 keeps the child's CPU rlimit in range.
-      if (!value(&v) || !ParseNumber(v.c_str(), &f.timeout) || f.timeout <= 0 ||
-          f.timeout > 1e9)
-        return Usage("--timeout takes seconds, over 0 and at most 1e9");
-    } else if (a == "--memory-limit") {
-      double d;
-      if (!value(&v) || !ParseNumber(v.c_str(), &d) || d < 1 || d > 9.2e18 ||
-          d != std::floor(d))
-        return Usage("--memory-limit takes a byte count from 1 to 9.2e18");
-      f.memory_limit = static_cast<int64_t>(d);
-    } else if (a == "--atol" || a == "--rtol") {
-      if (!value(&v) ||
-          !ParseNumber(v.c_str(), a == "--atol" ? &f.atol : &f.rtol))
-        return Usage(a + " takes a non-negative number");
-    } else if (!a.empty() && a[0] == '-' && a != "-") {
-      return Usage("unknown option " + a);
-    } else if (f.module_path.empty()) {
-      f.module_path = a;
-    } else {
-      return Usage("one MODULE only");
-    }
-  }
-  if (f.module_path.empty()) return Usage("missing MODULE");
-  if (!f.args.empty() && !f.snapshot.empty())
-    return Usage("--args and --snapshot both give arguments; choose one");
+  absl::StatusOr<ReplayFlags> parsed = ParseReplayFlags(argc, argv);
+  if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
+  const ReplayFlags& f = *parsed;
+  const int64_t preview_elements = f.print_literals ? kAll : 8;
 
   auto contents = FileContents::Read(f.module_path);
   if (!contents.ok()) {
@@ -205,8 +147,13 @@ int RunReplay(int argc, char** argv) {
       f.module_path.size() > 6 &&
       f.module_path.compare(f.module_path.size() - 6, 6, ".pbtxt") == 0 &&
       !hlo::proto::StartsWithHloModule(module_text);
-  if (text_proto || hlo::proto::LooksLikeBinaryProto(module_text) ||
-      hlo::proto::IsGzip(module_text)) {
+  // --input_format decides; without it, the name and the content do.
+  const bool as_proto =
+      f.input_format.empty()
+          ? text_proto || hlo::proto::LooksLikeBinaryProto(module_text) ||
+                hlo::proto::IsGzip(module_text)
+          : f.input_format != "hlo";
+  if (as_proto) {
     if (int rc = load_snapshot(module_text, f.module_path); rc) return rc;
     if (snapshot->module_text.empty()) {
       std::fprintf(stderr, "hlo-lsp replay: %s holds no module\n",
@@ -336,11 +283,14 @@ int RunReplay(int argc, char** argv) {
     j["notes"] = r.notes;
     nlohmann::json args = nlohmann::json::array(),
                    outs = nlohmann::json::array();
-    for (const auto& [name, v] : r.arguments)
+    for (const auto& [name, v] : r.arguments) {
       args.push_back({{"name", name}, {"shape", ShapeOf(v)}});
+      if (f.print_literals) args.back()["preview"] = Preview(*v, kAll);
+    }
     for (const auto& [name, v] : r.outputs)
-      outs.push_back(
-          {{"name", name}, {"shape", ShapeOf(v)}, {"preview", Preview(*v)}});
+      outs.push_back({{"name", name},
+                      {"shape", ShapeOf(v)},
+                      {"preview", Preview(*v, preview_elements)}});
     j["arguments"] = args;
     j["outputs"] = outs;
     j["first_nonfinite"] =
@@ -389,11 +339,16 @@ int RunReplay(int argc, char** argv) {
   if (r.arguments.size() > 8)
     std::printf(" ... (%zu more)", r.arguments.size() - 8);
   std::printf("\n");
+  if (f.print_literals) {
+    for (const auto& [name, v] : r.arguments)
+      std::printf("%s %s %s\n", name.c_str(), ShapeOf(v).c_str(),
+                  Preview(*v, kAll).c_str());
+  }
   for (const std::string& note : r.notes)
     std::printf("note: %s\n", note.c_str());
   for (const auto& [name, v] : r.outputs)
     std::printf("%s %s %s\n", name.c_str(), ShapeOf(v).c_str(),
-                Preview(*v).c_str());
+                Preview(*v, preview_elements).c_str());
   if (r.first_nonfinite) {
     const auto& s = *r.first_nonfinite;
     std::printf("first NaN/Inf: %s:%lld: %%%s %s (%lld NaN, %lld Inf)\n",

@@ -245,4 +245,78 @@ ENTRY e {
   }
 }
 
+// run_hlo_module's spellings (contracts.md): a command from XLA's guide
+// works as pasted, and its flags that mean nothing here say why.
+class RunHloModuleSpellingsTest : public ReplayCliTest {};
+
+TEST_F(RunHloModuleSpellingsTest, FlagsWorkAsRunHloModuleWritesThem) {
+  const std::string m = Write("sp.hlo", R"(HloModule sp
+ENTRY e {
+  p = f32[3] parameter(0)
+  ROOT n = f32[3] negate(p)
+})");
+  for (const char* flags :
+       {"--platform=cpu", "--platform=Host", "--platform interpreter",
+        "--seed=3", "--force_fake_data", "--use_fake_data",
+        "--input_format=hlo", "--timeout=30", "--memory_limit=1000000000",
+        "--atol=0.1 --rtol=0.1"}) {
+    Result r = RunCli(m + " " + flags);
+    EXPECT_EQ(r.code, 0) << flags << ": " << r.out;
+  }
+  // The same seed spelled both ways gives the same fake data.
+  auto outputs = [](const std::string& json) {
+    size_t at = json.find("\"outputs\"");
+    return at == std::string::npos ? json
+                                   : json.substr(at, json.find(']', at) - at);
+  };
+  EXPECT_EQ(outputs(RunCli(m + " --seed=3 --json").out),
+            outputs(RunCli(m + " --seed 3 --json").out));
+  EXPECT_NE(outputs(RunCli(m + " --seed=3 --json").out),
+            outputs(RunCli(m + " --seed=4 --json").out));
+  // CUDA is the GPU: refused up front only where there is none (exit 1).
+  Result gpu = RunCli(m + " --platform=CUDA");
+  EXPECT_NE(gpu.code, 2) << gpu.out;
+  // --print_literals prints every element, not the first eight.
+  const std::string wide = Write("wide.hlo", R"(HloModule wide
+ENTRY e {
+  ROOT i = s32[20] iota(), iota_dimension=0
+})");
+  Result all = RunCli(wide + " --print_literals");
+  ASSERT_EQ(all.code, 0) << all.out;
+  EXPECT_NE(all.out.find("17, 18, 19}"), std::string::npos) << all.out;
+  EXPECT_EQ(RunCli(wide).out.find("17, 18, 19}"), std::string::npos);
+}
+
+TEST_F(RunHloModuleSpellingsTest, InputFormatDecidesHowTheFileIsRead) {
+  const std::string m = Write("fmt.hlo", R"(HloModule fmt
+ENTRY e {
+  ROOT c = f32[] constant(1)
+})");
+  // Text read as a binary proto is bad input, not a silent guess.
+  Result r = RunCli(m + " --input_format=pb");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_EQ(RunCli(m + " --input_format=bogus").code, 2);
+}
+
+TEST_F(RunHloModuleSpellingsTest, XlaOnlyFlagsAreRefusedWithTheReason) {
+  const std::string m = Write("x.hlo", R"(HloModule x
+ENTRY e {
+  ROOT c = f32[] constant(1)
+})");
+  for (const char* flag :
+       {"--xla_gpu_enable_triton_gemm=false", "--run_xla_backend_only",
+        "--num_replicas=2", "--flatten_control_flow", "--iterations=3"}) {
+    Result r = RunCli(m + " " + flag);
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.out;
+    EXPECT_NE(r.out.find("run_hlo_module"), std::string::npos) << r.out;
+  }
+  Result reference = RunCli(m + " --platform=CUDA --reference_platform=CUDA");
+  EXPECT_EQ(reference.code, 2) << reference.out;
+  Result fake = RunCli(m + " --force_fake_data --compare=snapshot");
+  EXPECT_EQ(fake.code, 2) << fake.out;
+  EXPECT_NE(fake.out.find("fake"), std::string::npos) << fake.out;
+  EXPECT_EQ(RunCli(m + " --stats=yes").code, 2);
+  EXPECT_EQ(RunCli(m + " --input_literals_file=l.pb").code, 2);
+}
+
 }  // namespace
