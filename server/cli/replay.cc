@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "hlo/proto/print.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/replay_compare.h"
 #include "server/cli/replay_flags.h"
 #include "server/common/file_reader.h"
 #include "server/common/snapshot.h"
@@ -46,6 +48,8 @@ constexpr char kUsage[] =
     "  --out OUT.npz          write the results out0, out1, ... to an .npz\n"
     "  --stats                per-instruction min/max/mean and NaN/Inf counts\n"
     "  --json                 print the report as JSON\n"
+    "  --compare MODULE2      run MODULE2 on the same arguments and report\n"
+    "                         the outputs that differ\n"
     "  --compare cpu|snapshot snapshot: compare with the snapshot's recorded\n"
     "                         result; cpu (with --platform gpu): run on CPU "
     "too\n"
@@ -251,10 +255,20 @@ int RunReplay(int argc, char** argv) {
   if (r.outcome == hlo::exec::ReplayOutcome::kOk && options.compare_with_cpu)
     mismatches = hlo::exec::CompareOutputs(r.reference_outputs, r.outputs,
                                            f.atol, f.rtol);
+  std::optional<SecondModuleRun> second;
+  if (r.outcome == hlo::exec::ReplayOutcome::kOk && f.compare == "module") {
+    second = RunSecondModule(f.compare_module, options, r, f.atol, f.rtol);
+    mismatches = second->mismatches;
+  }
   int rc = kExitOk;
   if (r.outcome == hlo::exec::ReplayOutcome::kRefused) rc = kExitNo;
   if (r.outcome == hlo::exec::ReplayOutcome::kFailed) rc = kExitFailed;
   if (!mismatches.empty()) rc = kExitNo;
+  if (second && second->exit_code != kExitOk) {
+    std::fprintf(stderr, "hlo-lsp replay: --compare %s\n",
+                 second->error.c_str());
+    rc = second->exit_code;
+  }
   if (rc == kExitOk && !f.out.empty()) {
     absl::Status st = hlo::exec::WriteNpzFile(f.out, r.outputs);
     if (!st.ok()) {
@@ -301,7 +315,7 @@ int RunReplay(int argc, char** argv) {
       j["stats"] = s;
     }
     if (!f.compare.empty()) {
-      j["compare"] = f.compare;
+      j["compare"] = f.compare == "module" ? f.compare_module : f.compare;
       j["mismatches"] = mismatches;
     }
     if (options.compare_with_cpu) {
@@ -384,6 +398,15 @@ int RunReplay(int argc, char** argv) {
       }
     } else if (f.compare == "cpu") {
       std::printf("compare: the reference platform is cpu, the platform run\n");
+    } else if (f.compare == "module") {
+      // (When MODULE2 did not run, stderr said why.)
+      if (second && second->exit_code == 0 && mismatches.empty())
+        std::printf(
+            "compare: %s gives the same outputs on the same arguments "
+            "(atol %g, rtol %g)\n",
+            f.compare_module.c_str(), f.atol, f.rtol);
+      for (const std::string& m : mismatches)
+        std::printf("mismatch: %s: %s\n", f.compare_module.c_str(), m.c_str());
     } else if (mismatches.empty()) {
       std::printf("compare: matches the snapshot's result (atol %g, rtol %g)\n",
                   f.atol, f.rtol);

@@ -156,10 +156,11 @@ absl::StatusOr<ReplayFlags> ParseReplayFlags(int argc, char** argv) {
           "--input_literals_file (a RunHloModuleLiterals proto) is not "
           "supported yet: convert the literals to an .npz for --args");
     } else if (name == "compare") {
-      if (!take() || (value != "cpu" && value != "snapshot")) {
-        return usage("--compare takes cpu or snapshot");
+      if (!take() || value.empty()) {
+        return usage("--compare takes cpu, snapshot or a second MODULE");
       }
-      f.compare = value;
+      f.compare = value == "cpu" || value == "snapshot" ? value : "module";
+      if (f.compare == "module") f.compare_module = value;
     } else if (name == "timeout") {
       // No "0 means none": a limit is always set, and 0 is refused rather
       // than read as no limit. 1e9 keeps the child's CPU rlimit in range.

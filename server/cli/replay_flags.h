@@ -15,7 +15,8 @@ struct ReplayFlags {
   std::string module_path;
   std::string platform = "cpu";  // cpu | gpu
   std::string snapshot, args, out;
-  std::string compare;  // "", cpu or snapshot
+  std::string compare;         // "", cpu, snapshot or module
+  std::string compare_module;  // --compare MODULE2
   // run_hlo_module's --input_format: "" (from the content), hlo, pb, pbtxt,
   // snapshot or unoptimized_snapshot.
   std::string input_format;

@@ -319,4 +319,41 @@ ENTRY e {
   EXPECT_EQ(RunCli(m + " --input_literals_file=l.pb").code, 2);
 }
 
+// --compare MODULE2: the second module runs on the first one's arguments
+// (fake here), and the first differing output is named.
+TEST_F(ReplayCliTest, CompareRunsASecondModuleOnTheSameArguments) {
+  const std::string a = Write("cmp_a.hlo", R"(HloModule a
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+})");
+  const std::string same = Write("cmp_same.hlo", R"(HloModule b
+ENTRY e {
+  p = f32[4] parameter(0)
+  z = f32[] constant(0)
+  zb = f32[4] broadcast(z), dimensions={}
+  ROOT n = f32[4] subtract(zb, p)
+})");
+  const std::string other = Write("cmp_other.hlo", R"(HloModule c
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] add(p, p)
+})");
+  Result r = RunCli(a + " --seed 5 --compare " + same);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("gives the same outputs"), std::string::npos) << r.out;
+  r = RunCli(a + " --compare=" + other);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("mismatch: " + other + ": out0: 4 of 4 elements"),
+            std::string::npos)
+      << r.out;
+  r = RunCli(a + " --compare " + dir_ + "/missing.hlo");
+  EXPECT_EQ(r.code, 2) << r.out;
+  const std::string broken = Write(
+      "cmp_broken.hlo", "HloModule x\nENTRY e {\n  ROOT c = f32[] add(\n");
+  r = RunCli(a + " --compare " + broken);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find(broken + ":"), std::string::npos) << r.out;
+}
+
 }  // namespace
