@@ -22,6 +22,7 @@
 #include "hlo/proto/print.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/replay_bisect.h"
 #include "server/cli/replay_compare.h"
 #include "server/cli/replay_flags.h"
 #include "server/common/file_reader.h"
@@ -48,6 +49,11 @@ constexpr char kUsage[] =
     "  --out OUT.npz          write the results out0, out1, ... to an .npz\n"
     "  --stats                per-instruction min/max/mean and NaN/Inf counts\n"
     "  --json                 print the report as JSON\n"
+    "  --bisect FILE_OR_DIR   run a module's stages and pass dumps (those\n"
+    "                         beside FILE, or the one module of DIR) in step\n"
+    "                         order on the same fake arguments; name the\n"
+    "                         first pass after which an output differs\n"
+    "                         (no MODULE then)\n"
     "  --compare MODULE2      run MODULE2 on the same arguments and report\n"
     "                         the outputs that differ\n"
     "  --compare cpu|snapshot snapshot: compare with the snapshot's recorded\n"
@@ -117,6 +123,27 @@ std::string StatsLine(const hlo::exec::NamedStats& s) {
   return line;
 }
 
+// The run's options from the flags (and the evaluator's memory limit).
+hlo::exec::ReplayOptions OptionsFor(const ReplayFlags& f) {
+  hlo::exec::ReplayOptions options;
+  options.platform = f.platform == "gpu" ? hlo::exec::Platform::kGpu
+                                         : hlo::exec::Platform::kCpu;
+  options.seed = f.seed;
+  options.collect_stats = true;  // the NaN origin is always reported
+  // Every instruction's statistics only for --stats and for --compare cpu
+  // (which names the first differing instruction); else fusions may run
+  // fused while the origin is still found (EvalOptions::origin_only).
+  options.origin_only = !f.stats && f.compare != "cpu";
+  options.memory_limit = f.memory_limit;
+  options.timeout_seconds = f.timeout;
+  options.compare_with_cpu = f.platform == "gpu" && f.compare == "cpu";
+  options.atol = f.atol;
+  options.rtol = f.rtol;
+  hlo::exec::SetMemoryLimit(
+      f.memory_limit > 0 ? f.memory_limit : hlo::exec::DefaultMemoryLimit());
+  return options;
+}
+
 }  // namespace
 
 int RunReplay(int argc, char** argv) {
@@ -127,6 +154,7 @@ int RunReplay(int argc, char** argv) {
   absl::StatusOr<ReplayFlags> parsed = ParseReplayFlags(argc, argv);
   if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
   const ReplayFlags& f = *parsed;
+  if (!f.bisect.empty()) return RunBisect(f, OptionsFor(f));
   const int64_t preview_elements = f.print_literals ? kAll : 8;
 
   auto contents = FileContents::Read(f.module_path);
@@ -195,23 +223,8 @@ int RunReplay(int argc, char** argv) {
     return kExitNo;
   }
 
-  hlo::exec::ReplayOptions options;
-  options.platform = f.platform == "gpu" ? hlo::exec::Platform::kGpu
-                                         : hlo::exec::Platform::kCpu;
-  options.seed = f.seed;
-  options.collect_stats = true;  // the NaN origin is always reported
-  // Every instruction's statistics only for --stats and for --compare cpu
-  // (which names the first differing instruction); else fusions may run
-  // fused while the origin is still found (EvalOptions::origin_only).
-  options.origin_only = !f.stats && f.compare != "cpu";
-  options.memory_limit = f.memory_limit;
-  options.timeout_seconds = f.timeout;
-  options.compare_with_cpu = f.platform == "gpu" && f.compare == "cpu";
-  options.atol = f.atol;
-  options.rtol = f.rtol;
+  hlo::exec::ReplayOptions options = OptionsFor(f);
   std::string arg_source = Cat("fake data, seed ", f.seed);
-  hlo::exec::SetMemoryLimit(
-      f.memory_limit > 0 ? f.memory_limit : hlo::exec::DefaultMemoryLimit());
   if (!f.args.empty()) {
     auto arrays = hlo::exec::ReadNpzFile(f.args);
     if (!arrays.ok()) {

@@ -155,6 +155,10 @@ absl::StatusOr<ReplayFlags> ParseReplayFlags(int argc, char** argv) {
       return usage(
           "--input_literals_file (a RunHloModuleLiterals proto) is not "
           "supported yet: convert the literals to an .npz for --args");
+    } else if (name == "bisect") {
+      if (!take() || value.empty())
+        return usage("--bisect needs a FILE or DIR");
+      f.bisect = value;
     } else if (name == "compare") {
       if (!take() || value.empty()) {
         return usage("--compare takes cpu, snapshot or a second MODULE");
@@ -181,6 +185,19 @@ absl::StatusOr<ReplayFlags> ParseReplayFlags(int argc, char** argv) {
     } else {
       return usage("unknown option " + arg);
     }
+  }
+  if (!f.bisect.empty()) {
+    if (!f.module_path.empty()) {
+      return usage("--bisect takes its FILE_OR_DIR in place of MODULE");
+    }
+    if (!f.args.empty() || !f.snapshot.empty() || !f.compare.empty() ||
+        f.platform != "cpu") {
+      return usage(
+          "--bisect runs on the CPU with fake data (--seed); --args, "
+          "--snapshot, --compare and --platform gpu are not supported with "
+          "it yet");
+    }
+    return f;
   }
   if (f.module_path.empty()) return usage("missing MODULE");
   if (!f.args.empty() && !f.snapshot.empty()) {

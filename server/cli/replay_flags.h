@@ -17,6 +17,7 @@ struct ReplayFlags {
   std::string snapshot, args, out;
   std::string compare;         // "", cpu, snapshot or module
   std::string compare_module;  // --compare MODULE2
+  std::string bisect;          // --bisect FILE_OR_DIR (no MODULE then)
   // run_hlo_module's --input_format: "" (from the content), hlo, pb, pbtxt,
   // snapshot or unoptimized_snapshot.
   std::string input_format;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "index/siblings.h"
 #include "index/workspace_index.h"
 #include "server/protocol.h"
 #include "server/protocol_workspace.h"
@@ -27,13 +28,6 @@ Location IndexLocation(const hlo::index::SymbolMatch& match, bool utf16);
 // files outside the workspace never enter the index or workspace/symbol.
 std::vector<hlo::index::ModuleFile> ModuleFilesOf(
     const hlo::index::WorkspaceIndex& index, const std::string& path);
-
-// The same module's dump files beside `path` in its own folder (flat, the
-// listing bounded), for a file the index does not hold; read, not indexed.
-// Empty when `path` is not an HLO text dump. Refreshing the file's folder
-// instead once walked all of /tmp (57,000 files) for one file opened from
-// there, and put them in workspace/symbol.
-std::vector<hlo::index::ModuleFile> SiblingModuleFiles(const std::string& path);
 
 // `path` made absolute and normal, as the index and URIs hold it.
 std::string NormalPath(const std::string& path);

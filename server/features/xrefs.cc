@@ -96,7 +96,7 @@ std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index,
   const std::string self = NormalPath(path);
   std::vector<hlo::index::ModuleFile> files = index.ModuleFiles(path);
   const bool indexed = !files.empty();
-  if (!indexed) files = SiblingModuleFiles(path);
+  if (!indexed) files = hlo::index::SiblingModuleFiles(path);
   std::vector<std::string> others;
   for (const hlo::index::ModuleFile& f : files) {
     std::string p = NormalPath(f.path);

@@ -356,4 +356,74 @@ ENTRY e {
   EXPECT_NE(r.out.find(broken + ":"), std::string::npos) << r.out;
 }
 
+// --bisect over generated pass sequences: the known bad pass is found
+// wherever it sits, a signature change stops the walk, and a folder must
+// hold one module.
+class ReplayBisectTest : public ReplayCliTest {
+ protected:
+  static std::string Module(const std::string& root) {
+    return "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n"
+           "  z = f32[] constant(0)\n"
+           "  zb = f32[4] broadcast(z), dimensions={}\n  ROOT r = " +
+           root + "\n}\n";
+  }
+  // Dumps of module m in `folder`: before_optimizations, then `passes`
+  // pass dumps; from pass `bad` on, the result is doubled instead of negated.
+  std::string MakeSequence(const std::string& folder, int passes, int bad) {
+    std::string d = dir_ + "/" + folder;
+    std::filesystem::remove_all(d);
+    std::filesystem::create_directories(d);
+    const std::string good = Module("f32[4] subtract(zb, p)");
+    const std::string wrong = Module("f32[4] add(p, p)");
+    std::ofstream(d + "/module_0007.m.before_optimizations.txt")
+        << Module("f32[4] negate(p)");
+    for (int k = 1; k <= passes; ++k) {
+      char name[128];
+      std::snprintf(name, sizeof name,
+                    "/module_0007.m.%04d.opt.after_pass%d.before_pass%d.txt", k,
+                    k, k + 1);
+      std::ofstream(d + name) << (k >= bad ? wrong : good);
+    }
+    return d;
+  }
+};
+
+TEST_F(ReplayBisectTest, FindsTheKnownPassWhereverItIs) {
+  for (int bad = 1; bad <= 6; ++bad) {
+    const std::string d = MakeSequence("seq" + std::to_string(bad), 6, bad);
+    Result r = RunCli("--bisect " + d);
+    EXPECT_EQ(r.code, 1) << r.out;
+    const std::string want = "first difference: step " + std::to_string(bad) +
+                             " after pass" + std::to_string(bad) + " ";
+    EXPECT_NE(r.out.find(want), std::string::npos) << bad << ": " << r.out;
+    // Started from one file instead of the folder: the same answer.
+    Result from_file =
+        RunCli("--bisect=" + d + "/module_0007.m.before_optimizations.txt");
+    EXPECT_EQ(from_file.out, r.out);
+  }
+  // No bad pass: exit 0, and every dump had the same outputs.
+  Result clean = RunCli("--bisect " + MakeSequence("clean", 4, 99));
+  EXPECT_EQ(clean.code, 0) << clean.out;
+  EXPECT_NE(clean.out.find("no dump's outputs differ"), std::string::npos);
+}
+
+TEST_F(ReplayBisectTest, StopsWhereTheSignatureChangesAndNeedsOneModule) {
+  const std::string d = MakeSequence("sig", 3, 99);
+  std::ofstream(d + "/module_0007.m.0002.opt.after_pass2.before_pass3.txt")
+      << "HloModule m\nENTRY e {\n  p = f32[8] parameter(0)\n"
+         "  ROOT r = f32[8] negate(p)\n}\n";
+  Result r = RunCli("--bisect " + d);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("stop: the entry signature changes at step 2"),
+            std::string::npos)
+      << r.out;
+  std::ofstream(d + "/module_0008.other.before_optimizations.txt")
+      << Module("f32[4] negate(p)");
+  Result two = RunCli("--bisect " + d);
+  EXPECT_EQ(two.code, 2) << two.out;
+  EXPECT_NE(two.out.find("more than one module"), std::string::npos) << two.out;
+  EXPECT_EQ(RunCli("--bisect " + d + " extra.hlo").code, 2);
+  EXPECT_EQ(RunCli("--bisect " + d + " --platform gpu").code, 2);
+}
+
 }  // namespace
