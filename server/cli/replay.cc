@@ -17,7 +17,6 @@
 #include "exec/strings.h"
 #include "hlo/literal_text.h"
 #include "hlo/parser.h"
-#include "hlo/proto/decode.h"
 #include "hlo/proto/literal_print.h"
 #include "hlo/proto/print.h"
 #include "nlohmann/json.hpp"
@@ -25,6 +24,7 @@
 #include "server/cli/replay_bisect.h"
 #include "server/cli/replay_compare.h"
 #include "server/cli/replay_flags.h"
+#include "server/cli/replay_module.h"
 #include "server/common/file_reader.h"
 #include "server/common/snapshot.h"
 
@@ -175,16 +175,10 @@ int RunReplay(int argc, char** argv) {
     snapshot = *std::move(s);
     return kExitOk;
   };
-  const bool text_proto =
-      f.module_path.size() > 6 &&
-      f.module_path.compare(f.module_path.size() - 6, 6, ".pbtxt") == 0 &&
-      !hlo::proto::StartsWithHloModule(module_text);
   // --input_format decides; without it, the name and the content do.
-  const bool as_proto =
-      f.input_format.empty()
-          ? text_proto || hlo::proto::LooksLikeBinaryProto(module_text) ||
-                hlo::proto::IsGzip(module_text)
-          : f.input_format != "hlo";
+  const bool as_proto = f.input_format.empty()
+                            ? HoldsProto(f.module_path, module_text)
+                            : f.input_format != "hlo";
   if (as_proto) {
     if (int rc = load_snapshot(module_text, f.module_path); rc) return rc;
     if (snapshot->module_text.empty()) {

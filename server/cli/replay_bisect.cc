@@ -9,11 +9,10 @@
 
 #include "exec/evaluator.h"
 #include "exec/strings.h"
-#include "hlo/parser.h"
 #include "index/discovery.h"
 #include "index/siblings.h"
 #include "server/cli/commands.h"
-#include "server/common/file_reader.h"
+#include "server/cli/replay_module.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -70,29 +69,6 @@ absl::StatusOr<std::vector<ModuleFile>> DumpsOf(const std::string& target) {
   return module;
 }
 
-struct Parsed {
-  std::unique_ptr<std::string> text;  // the parse's views point into it
-  std::unique_ptr<hlo::ParsedFile> file;
-};
-
-absl::StatusOr<Parsed> ParseDump(const std::string& path) {
-  absl::StatusOr<FileContents> contents = FileContents::Read(path);
-  if (!contents.ok()) return contents.status();
-  Parsed p;
-  p.text = std::make_unique<std::string>(contents->text());
-  p.file = hlo::Parse(*p.text);
-  if (p.file->HasErrors() || p.file->modules.empty()) {
-    for (const hlo::Diagnostic& d : p.file->diagnostics) {
-      if (d.severity != hlo::Severity::kError) continue;
-      return absl::InvalidArgumentError(
-          Cat(path, ":", p.file->lines().LineOf(d.span.begin) + 1,
-              ": error: ", d.message));
-    }
-    return absl::InvalidArgumentError(path + ": no HLO module");
-  }
-  return p;
-}
-
 int ExitFor(const hlo::exec::ReplayResult& r) {
   return r.outcome == hlo::exec::ReplayOutcome::kFailed ? kExitFailed : kExitNo;
 }
@@ -121,7 +97,7 @@ int RunBisect(const ReplayFlags& flags, const hlo::exec::ReplayOptions& base) {
   std::vector<std::string> signature;
   for (size_t k = 0; k < dumps->size(); ++k) {
     const ModuleFile& dump = (*dumps)[k];
-    absl::StatusOr<Parsed> parsed = ParseDump(dump.path);
+    absl::StatusOr<ParsedModule> parsed = ReadModuleFile(dump.path);
     if (!parsed.ok()) {
       std::fprintf(stderr, "hlo-lsp replay: %s\n",
                    std::string(parsed.status().message()).c_str());

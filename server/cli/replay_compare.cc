@@ -3,11 +3,8 @@
 #include <utility>
 
 #include "exec/strings.h"
-#include "hlo/parser.h"
-#include "hlo/proto/decode.h"
 #include "server/cli/commands.h"
-#include "server/common/file_reader.h"
-#include "server/common/snapshot.h"
+#include "server/cli/replay_module.h"
 
 namespace hlo_lsp::cli {
 
@@ -23,31 +20,11 @@ SecondModuleRun RunSecondModule(const std::string& path,
     run.error = std::move(error);
     return run;
   };
-  absl::StatusOr<FileContents> contents = FileContents::Read(path);
-  if (!contents.ok()) {
-    return fail(kExitUsage, std::string(contents.status().message()));
-  }
-  std::string text(contents->text());
-  // A proto (a snapshot, an HloProto, gzip'd or text) holds its module.
-  if (hlo::proto::LooksLikeBinaryProto(text) || hlo::proto::IsGzip(text) ||
-      (path.ends_with(".pbtxt") && !hlo::proto::StartsWithHloModule(text))) {
-    absl::StatusOr<SnapshotContents> snapshot = LoadSnapshot(text);
-    if (!snapshot.ok() || snapshot->module_text.empty()) {
-      return fail(kExitNo, Cat(path, ": ",
-                               snapshot.ok() ? "holds no module"
-                                             : snapshot.status().message()));
-    }
-    text = snapshot->module_text;
-  }
-  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(text);
-  if (file->HasErrors() || file->modules.empty()) {
-    for (const hlo::Diagnostic& d : file->diagnostics) {
-      if (d.severity != hlo::Severity::kError) continue;
-      return fail(kExitNo,
-                  Cat(path, ":", file->lines().LineOf(d.span.begin) + 1,
-                      ": error: ", d.message));
-    }
-    return fail(kExitNo, Cat(path, ": no HLO module"));
+  absl::StatusOr<ParsedModule> module = ReadModuleFile(path);
+  if (!module.ok()) {
+    return fail(
+        absl::IsFailedPrecondition(module.status()) ? kExitNo : kExitUsage,
+        std::string(module.status().message()));
   }
   options.arguments.clear();
   for (const auto& [name, value] : first.arguments) {
@@ -55,7 +32,7 @@ SecondModuleRun RunSecondModule(const std::string& path,
   }
   options.arguments_given = true;
   options.compare_with_cpu = false;
-  hlo::exec::ReplayResult second = hlo::exec::Replay(*file, 0, options);
+  hlo::exec::ReplayResult second = hlo::exec::Replay(*module->file, 0, options);
   if (second.outcome == hlo::exec::ReplayOutcome::kRefused) {
     return fail(kExitNo, Cat(path, ": ", second.error));
   }

@@ -1,0 +1,33 @@
+// A module file for replay: how its bytes are read (HLO text or a proto
+// holding a module) and parsed, shared by the first module, `--compare
+// MODULE2` and each dump of `--bisect`.
+#ifndef HLO_LSP_SERVER_CLI_REPLAY_MODULE_H_
+#define HLO_LSP_SERVER_CLI_REPLAY_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "hlo/parser.h"
+
+namespace hlo_lsp::cli {
+
+// Whether the bytes of `path` are a proto (binary, gzip'd, or a .pbtxt that
+// is not HLO text) rather than HLO text, judged by name and content.
+bool HoldsProto(std::string_view path, std::string_view bytes);
+
+struct ParsedModule {
+  std::unique_ptr<std::string> text;  // the parse's views point into it
+  std::unique_ptr<hlo::ParsedFile> file;
+};
+
+// Reads `path` (HLO text, or a proto holding a module) and parses its
+// module. Bad input (a proto without a module, a syntax error: "PATH:LINE:
+// error: MESSAGE") is FailedPrecondition; a file that cannot be read keeps
+// its read error ("cannot read PATH: ...").
+absl::StatusOr<ParsedModule> ReadModuleFile(const std::string& path);
+
+}  // namespace hlo_lsp::cli
+
+#endif  // HLO_LSP_SERVER_CLI_REPLAY_MODULE_H_
