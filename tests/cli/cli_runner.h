@@ -15,22 +15,9 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/sanitizers.h"
 
 namespace hlo_lsp::testing {
-
-// ASan reserves terabytes of address space: `ulimit -v` tests skip under it.
-constexpr bool kUnderAddressSanitizer =
-#if defined(__SANITIZE_ADDRESS__)
-    true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    true;
-#else
-    false;
-#endif
-#else
-    false;
-#endif
 
 struct RunResult {
   int exit_code = -1;  // -1 when killed by a signal

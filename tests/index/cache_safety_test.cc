@@ -18,20 +18,16 @@
 #include "gtest/gtest.h"
 #include "index/workspace_index.h"
 #include "test_dir.h"
+#include "tests/sanitizers.h"
 
 namespace hlo::index {
 namespace {
 
 namespace fs = std::filesystem;
+using index_test::CacheIn;
 using index_test::MakeModule;
 using index_test::TempDir;
 using index_test::WriteFile;
-
-IndexOptions CacheIn(const fs::path& dir) {
-  IndexOptions o;
-  o.cache_dir = dir;
-  return o;
-}
 
 size_t Count(const WorkspaceIndex& index, std::string_view query) {
   absl::StatusOr<std::vector<SymbolMatch>> r = index.Query(query, 0);
@@ -47,6 +43,16 @@ fs::path OnlyCacheFile(const fs::path& cache) {
   }
   EXPECT_EQ(files.size(), 1u);
   return files.empty() ? fs::path() : files[0];
+}
+
+// Writes module jit_f into `dir`, indexes it once with the cache in `cache`,
+// and returns the cache file that wrote.
+fs::path IndexOneModuleWithCache(const fs::path& dir, const fs::path& cache) {
+  WriteFile(dir / "module_0001.jit_f.before_optimizations.txt",
+            MakeModule("jit_f", 2, 10, 1));
+  WorkspaceIndex first(CacheIn(cache));
+  first.AddFolder(dir);
+  return OnlyCacheFile(cache);
 }
 
 // Same size, new content, the old mtime put back (touch -r, rsync -t): the
@@ -85,13 +91,7 @@ TEST(CacheSafetyTest, RewriteWithTheMtimeRestoredIsNotStale) {
 // wait for a writer that never comes. It is a miss, and the index is built.
 TEST(CacheSafetyTest, AFifoInTheCacheFolderIsAMiss) {
   TempDir dir, cache;
-  WriteFile(dir.path() / "module_0001.jit_f.before_optimizations.txt",
-            MakeModule("jit_f", 2, 10, 1));
-  {
-    WorkspaceIndex first(CacheIn(cache.path()));
-    first.AddFolder(dir.path());
-  }
-  fs::path idx = OnlyCacheFile(cache.path());
+  fs::path idx = IndexOneModuleWithCache(dir.path(), cache.path());
   fs::remove(idx);
   ASSERT_EQ(::mkfifo(idx.c_str(), 0600), 0);
   WorkspaceIndex second(CacheIn(cache.path()));
@@ -119,21 +119,11 @@ uint64_t AddressSpaceInUse() {
 // bytes, so indexing fits in 512 MB more address space (mapping it with
 // MAP_POPULATE cost 2 GB). Checked in a child under RLIMIT_AS.
 TEST(CacheSafetyTest, AGarbageCacheFileIsRefusedByItsHeader) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "ASan reserves terabytes of address space";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "ASan reserves terabytes of address space";
-#endif
-#endif
-  TempDir dir, cache;
-  WriteFile(dir.path() / "module_0001.jit_f.before_optimizations.txt",
-            MakeModule("jit_f", 2, 10, 1));
-  {
-    WorkspaceIndex first(CacheIn(cache.path()));
-    first.AddFolder(dir.path());
+  if (hlo_lsp::testing::kUnderAddressSanitizer) {
+    GTEST_SKIP() << "ASan reserves terabytes of address space";
   }
-  fs::path idx = OnlyCacheFile(cache.path());
+  TempDir dir, cache;
+  fs::path idx = IndexOneModuleWithCache(dir.path(), cache.path());
   fs::resize_file(idx, 0);
   fs::resize_file(idx, uint64_t{2} << 30);
   pid_t child = ::fork();
@@ -182,8 +172,7 @@ TEST(CacheSafetyTest, AFileThatShrinksWhileIndexedIsNoSignal) {
       std::ofstream(file, std::ios::binary | std::ios::trunc) << big;
     }
   });
-  IndexOptions options;
-  options.use_cache = false;
+  const IndexOptions options = index_test::NoCache();
   for (int i = 0; i < 12; ++i) {
     WorkspaceIndex index(options);
     index.AddFolder(dir.path());

@@ -34,8 +34,7 @@ std::string HugeRegexQuery() {
 }
 
 IndexOptions NoCache(bool name_table) {
-  IndexOptions o;
-  o.use_cache = false;
+  IndexOptions o = index_test::NoCache();
   o.name_table = name_table;
   return o;
 }

@@ -9,6 +9,8 @@
 #include <random>
 #include <string>
 
+#include "index/workspace_index.h"
+
 namespace hlo::index::index_test {
 
 class TempDir {
@@ -64,6 +66,19 @@ inline std::string MakeModule(const std::string& name, int computations,
     out += "}\n\n";
   }
   return out;
+}
+
+// Index options for tests: no persisted cache, or one in `dir`.
+inline IndexOptions NoCache() {
+  IndexOptions o;
+  o.use_cache = false;
+  return o;
+}
+
+inline IndexOptions CacheIn(const std::filesystem::path& dir) {
+  IndexOptions o;
+  o.cache_dir = dir;
+  return o;
 }
 
 }  // namespace hlo::index::index_test

@@ -22,7 +22,9 @@ namespace hlo::index {
 namespace {
 
 namespace fs = std::filesystem;
+using index_test::CacheIn;
 using index_test::MakeModule;
+using index_test::NoCache;
 using index_test::TempDir;
 using index_test::WriteFile;
 
@@ -48,18 +50,6 @@ void MakeDumpDir(const fs::path& dir) {
             "HloModule not_really\n");
   WriteFile(dir / "module_0001.jit_f.ir-no-opt.ll", "define void @f() {}\n");
   WriteFile(dir / "notes.txt", "just some notes\nabout add.3 = nothing\n");
-}
-
-IndexOptions NoCache() {
-  IndexOptions o;
-  o.use_cache = false;
-  return o;
-}
-
-IndexOptions CacheIn(const fs::path& dir) {
-  IndexOptions o;
-  o.cache_dir = dir;
-  return o;
 }
 
 std::vector<SymbolMatch> Query(const WorkspaceIndex& index, std::string_view q,

@@ -31,19 +31,8 @@ class FileKindsTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Json Call(ServerHarness& h, const std::string& method, Json params) {
-    int64_t id = next_id_++;
-    h.Request(id, method, params);
-    return h.Response(id);
-  }
-  Json Command(ServerHarness& h, const std::string& command, Json arg) {
-    return Call(h, "workspace/executeCommand",
-                {{"command", command}, {"arguments", Json::array({arg})}});
-  }
-
   fs::path dir_;
   std::string fifo_;
-  int64_t next_id_ = 10;
 };
 
 TEST_F(FileKindsTest, DevicesAndFifosAreRefusedAndTheServerStaysUsable) {
@@ -54,16 +43,16 @@ TEST_F(FileKindsTest, DevicesAndFifosAreRefusedAndTheServerStaysUsable) {
   const std::string m = PathToUri((dir_ / "m.hlo").string());
   for (const std::string& uri :
        {std::string("file:///dev/zero"), PathToUri(fifo_)}) {
-    Json text = Call(h, "hlo/protoToText", {{"uri", uri}});
+    Json text = h.Call("hlo/protoToText", {{"uri", uri}});
     ASSERT_TRUE(text.contains("error")) << uri << " -> " << text.dump();
     EXPECT_NE(
         text["error"]["message"].get<std::string>().find("not a regular file"),
         std::string::npos)
         << text.dump();
-    Json convert = Command(h, "hlo.convertToText", {{"uri", uri}});
+    Json convert = h.Command("hlo.convertToText", {{"uri", uri}});
     EXPECT_TRUE(convert.contains("error")) << uri << " -> " << convert.dump();
     // A replay's snapshot is read before its job starts.
-    Json replay = Command(h, "hlo.replay", {{"uri", m}, {"snapshot", uri}});
+    Json replay = h.Command("hlo.replay", {{"uri", m}, {"snapshot", uri}});
     EXPECT_TRUE(replay.contains("error")) << replay.dump();
   }
   // Every request thread is free: hover answers, and the server exits.
@@ -75,11 +64,11 @@ TEST_F(FileKindsTest, DevicesAndFifosAreRefusedAndTheServerStaysUsable) {
               {"text",
                "HloModule m\n\nENTRY %main () -> f32[] {\n  ROOT %c "
                "= f32[] constant(1)\n}\n"}}}});
-  Json hover = Call(h, "textDocument/hover",
-                    {{"textDocument", {{"uri", m}}},
-                     {"position", {{"line", 3}, {"character", 10}}}});
+  Json hover = h.Call("textDocument/hover",
+                      {{"textDocument", {{"uri", m}}},
+                       {"position", {{"line", 3}, {"character", 10}}}});
   EXPECT_TRUE(hover.contains("result")) << hover.dump();
-  Call(h, "shutdown", nullptr);
+  h.Call("shutdown", nullptr);
   h.Notify("exit", nullptr);
   EXPECT_EQ(h.ExitCode(), 0);
 }

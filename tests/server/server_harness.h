@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -104,6 +105,19 @@ class ServerHarness {
         timeout_ms);
     return found;
   }
+  // A request with an id of the harness's own (from 1,000,000 on, clear of
+  // the ids tests pick), and its response: null after the timeout.
+  Json Call(const std::string& method, Json params, int timeout_ms = 60000) {
+    const int64_t id = next_call_id_++;
+    Request(id, method, std::move(params));
+    return Response(id, timeout_ms);
+  }
+  // workspace/executeCommand with one argument.
+  Json Command(const std::string& command, Json argument) {
+    return Call("workspace/executeCommand",
+                {{"command", command},
+                 {"arguments", Json::array({std::move(argument)})}});
+  }
   std::vector<Json> Received() {
     std::lock_guard<std::mutex> lock(mutex_);
     return received_;
@@ -132,6 +146,7 @@ class ServerHarness {
   }
 
  private:
+  std::atomic<int64_t> next_call_id_{1000000};
   int to_server_[2];
   int from_server_[2];
   std::unique_ptr<Transport> server_transport_;

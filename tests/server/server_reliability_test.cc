@@ -82,9 +82,7 @@ class ServerReliabilityTest : public ::testing::Test {
   }
   Json Call(ServerHarness& h, const std::string& method, Json params,
             int timeout_ms = 60000) {
-    int64_t id = next_id_++;
-    h.Request(id, method, params);
-    return h.Response(id, timeout_ms);
+    return h.Call(method, std::move(params), timeout_ms);
   }
   Json Symbols(ServerHarness& h, const std::string& query) {
     return Call(h, "workspace/symbol", {{"query", query}})["result"];
@@ -99,7 +97,6 @@ class ServerReliabilityTest : public ::testing::Test {
   }
 
   fs::path base_, ws_, out_;
-  int64_t next_id_ = 100;
 };
 
 TEST_F(ServerReliabilityTest, DocumentOutsideTheWorkspaceIsNotIndexed) {

@@ -103,13 +103,10 @@ class WorkspaceTest : public ::testing::Test {
     return Json::array();
   }
   Json Call(ServerHarness& h, const std::string& method, Json params) {
-    int64_t id = next_id_++;
-    h.Request(id, method, params);
-    return h.Response(id);
+    return h.Call(method, std::move(params));
   }
   Json Command(ServerHarness& h, const std::string& command, Json arg) {
-    return Call(h, "workspace/executeCommand",
-                {{"command", command}, {"arguments", Json::array({arg})}});
+    return h.Command(command, std::move(arg));
   }
 
   fs::path dir_;
