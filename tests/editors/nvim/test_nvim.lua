@@ -98,7 +98,7 @@ vim.schedule(function() H.run(function()
   vim.cmd('HloStages')
   local stages = qf_files()
   vim.cmd('cclose')
-  H.check(':HloStages', #stages == 3
+  H.check(':HloStages', #stages == 4
     and vim.tbl_contains(stages, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt')
     and vim.tbl_contains(stages, 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt')
     and not vim.tbl_contains(stages, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations-buffer-assignment.txt'),

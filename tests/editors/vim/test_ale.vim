@@ -90,7 +90,7 @@ try
   " :HloStages (CLI-free in Vim: from the dump names)
   HloStages
   let s:stages = map(getqflist(), 'fnamemodify(bufname(v:val.bufnr), ":t")')
-  call s:check(':HloStages', len(s:stages) == 3 && index(s:stages, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt') >= 0, s:stages)
+  call s:check(':HloStages', len(s:stages) == 4 && index(s:stages, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt') >= 0, s:stages)
   cclose
 
   " :HloSearch fills the quickfix list (hlo-lsp search over the dump folder)
