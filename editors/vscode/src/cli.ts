@@ -1,5 +1,6 @@
 // The hlo-lsp command line, for what the running server does not offer (yet):
-// `convert`, `search --json`, `replay --json`, and stage listing from XLA dump names.
+// `convert`, `search --json`, `replay --json`, `diff --json`, and stage listing from
+// XLA dump names.
 import * as vscode from 'vscode';
 import { execFile } from 'child_process';
 import * as path from 'path';
@@ -53,6 +54,13 @@ export class ServerCli {
     } catch {
       return { exitCode: r.code, summary: r.code === 0 ? 'done' : `exit ${r.code}`, output: r.stdout, stderr: r.stderr };
     }
+  }
+
+  // Structural diff of two files (exit 0: equal, 1: they differ).
+  async diff(a: string, b: string): Promise<object> {
+    const r = await this.run(['diff', a, b, '--json']);
+    if (r.code > 1) throw new Error(`hlo-lsp diff failed (exit ${r.code}): ${r.stderr.trim()}`);
+    return JSON.parse(r.stdout);
   }
 
   // XLA dump names: [prefix.]module_NNNN[.name].<stage>.txt; same module = same key.

@@ -14,11 +14,14 @@ import { ServerCli } from './cli';
 import { looksLikeHlo } from './detect';
 import { DiskSymbol, ProtoViewer, PROTO_SCHEME } from './proto';
 import { ReplayView } from './replay';
+import { AdjacentDump, DiffNode, DiffView, ModuleDiff, shortName } from './history';
 
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;
 let status: vscode.StatusBarItem;
 let log: vscode.LogOutputChannel;
+// What to do with the answer of a server command run from a code lens (set in activate).
+let onCommandResult: ((command: string, args: unknown[], result: unknown) => Promise<void>) | undefined;
 
 export function serverPath(): string {
   const configured = vscode.workspace.getConfiguration('hlo').get<string>('server.path') ?? '';
@@ -58,6 +61,20 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
       workspaceSymbolLimit: vscode.workspace.getConfiguration('hlo').get<number>('workspaceSymbolLimit'),
     },
     synchronize: { configurationSection: 'hlo' },
+    // Code lenses run server commands through the client, which drops the answer:
+    // show it (open the adjacent pass, the diff, the module's files).
+    middleware: {
+      executeCommand: async (command, args, next) => {
+        const result = await next(command, args);
+        try {
+          await onCommandResult?.(command, args, result);
+        } catch (e) {
+          log.error(`${command}: ${e}`);
+          void vscode.window.showErrorMessage(`HLO: ${e}`);
+        }
+        return result;
+      },
+    },
   };
   client = new LanguageClient('hlo', 'HLO language server', serverOptions, clientOptions);
   client.onDidChangeState((e) => {
@@ -164,7 +181,7 @@ async function search(cli: ServerCli, arg?: unknown): Promise<void> {
   await vscode.window.showTextDocument(file, { selection: new vscode.Range(pos, pos) });
 }
 
-interface ModuleFile { uri: string; stage: string; step?: number }
+interface ModuleFile { uri: string; stage: string; step?: number; kind?: string }
 
 async function listModuleFiles(cli: ServerCli, uri: vscode.Uri): Promise<ModuleFile[]> {
   const c = activeClient();
@@ -178,11 +195,11 @@ async function listModuleFiles(cli: ServerCli, uri: vscode.Uri): Promise<ModuleF
   return cli.moduleFilesByName(uri);
 }
 
-async function moduleFiles(cli: ServerCli, arg?: unknown): Promise<void> {
-  const uri = targetUri(arg);
-  if (!uri) return;
-  const files = await listModuleFiles(cli, uri);
-  const others = files.filter((f) => f.uri !== uri.toString());
+// The server's URIs are normalised differently from VS Code's: compare paths.
+const sameFile = (a: string, b: vscode.Uri) => vscode.Uri.parse(a).fsPath === b.fsPath;
+
+async function pickModuleFile(files: ModuleFile[], uri: vscode.Uri): Promise<void> {
+  const others = files.filter((f) => !sameFile(f.uri, uri));
   if (!others.length) {
     void vscode.window.showInformationMessage('HLO: no other stages of this module in its folder');
     return;
@@ -192,6 +209,94 @@ async function moduleFiles(cli: ServerCli, arg?: unknown): Promise<void> {
     { title: 'Other stages of this module' },
   );
   if (picked) await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(picked.f.uri));
+}
+
+async function moduleFiles(cli: ServerCli, arg?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (uri) await pickModuleFile(await listModuleFiles(cli, uri), uri);
+}
+
+// The module's HLO text dumps in pipeline order (every file when the server gives no kind).
+function textDumps(files: ModuleFile[]): ModuleFile[] {
+  return files.filter((f) => (f.kind ? f.kind === 'stage' || f.kind === 'pass' : /\.txt$/.test(f.uri)));
+}
+
+async function adjacentDump(cli: ServerCli, uri: vscode.Uri, dir: 'previous' | 'next'): Promise<AdjacentDump | null> {
+  const command = dir === 'previous' ? 'hlo.previousPass' : 'hlo.nextPass';
+  if (serverHas(command)) return (await executeOnServer(command, { uri: uri.toString() })) as AdjacentDump | null;
+  // A server without the command: the neighbour in the module's file list.
+  const files = textDumps(await listModuleFiles(cli, uri));
+  const i = files.findIndex((f) => sameFile(f.uri, uri));
+  return (i < 0 ? undefined : files[dir === 'previous' ? i - 1 : i + 1]) ?? null;
+}
+
+async function openAdjacent(found: AdjacentDump | null | undefined, from: vscode.Uri, dir: 'previous' | 'next'): Promise<void> {
+  if (!found?.uri) {
+    const end = dir === 'previous' ? 'first' : 'last';
+    void vscode.window.showInformationMessage(`HLO: ${shortName(from.toString())} is the ${end} HLO dump of its module`);
+    return;
+  }
+  await vscode.window.showTextDocument(vscode.Uri.parse(found.uri), { preview: false });
+}
+
+async function stepPass(cli: ServerCli, dir: 'previous' | 'next', arg?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (uri) await openAdjacent(await adjacentDump(cli, uri, dir), uri, dir);
+}
+
+// A (older) against B (newer), through the server, else `hlo-lsp diff --json`.
+async function showDiff(cli: ServerCli, view: DiffView, a: string, b: string): Promise<void> {
+  const result = serverHas('hlo.diff')
+    ? await executeOnServer('hlo.diff', { uri: a, otherUri: b })
+    : await cli.diff(vscode.Uri.parse(a).fsPath, vscode.Uri.parse(b).fsPath);
+  await view.show({ ...(result as ModuleDiff), a, b });
+}
+
+async function diffWithPrevious(cli: ServerCli, view: DiffView, arg?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (!uri) return;
+  const previous = await adjacentDump(cli, uri, 'previous');
+  if (!previous) await openAdjacent(previous, uri, 'previous');
+  else await showDiff(cli, view, previous.uri, uri.toString());
+}
+
+// Diff with another stage or pass dump of the module (OTHER, else picked); the one
+// earlier in the pipeline is side A.
+async function diffWithStage(cli: ServerCli, view: DiffView, arg?: unknown, other?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (!uri) return;
+  const files = textDumps(await listModuleFiles(cli, uri));
+  let otherUri = other instanceof vscode.Uri ? other : typeof other === 'string' ? vscode.Uri.parse(other) : undefined;
+  if (!otherUri) {
+    const others = files.filter((f) => !sameFile(f.uri, uri));
+    if (!others.length) {
+      void vscode.window.showInformationMessage('HLO: no other stages of this module in its folder');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      others.map((f) => ({ label: f.stage, description: f.step !== undefined ? `step ${f.step}` : '', f })),
+      { title: `Diff ${shortName(uri.toString())} with` },
+    );
+    if (!picked) return;
+    otherUri = vscode.Uri.parse(picked.f.uri);
+  }
+  const rank = (u: vscode.Uri) => files.findIndex((f) => sameFile(f.uri, u));
+  const [a, b] = rank(otherUri) > rank(uri) ? [uri, otherUri] : [otherUri, uri];
+  await showDiff(cli, view, a.toString(), b.toString());
+}
+
+// Answers of server commands run from code lenses (through the client's middleware).
+async function showCommandResult(view: DiffView, command: string, args: unknown[], result: unknown): Promise<void> {
+  const from = (args[0] as { uri?: string } | undefined)?.uri;
+  if (!from) return;
+  if (command === 'hlo.previousPass' || command === 'hlo.nextPass') {
+    await openAdjacent(result as AdjacentDump | null, vscode.Uri.parse(from), command === 'hlo.nextPass' ? 'next' : 'previous');
+  } else if (command === 'hlo.diff' && result) {
+    const d = result as Partial<ModuleDiff>;
+    await view.show({ ...d, a: d.a ?? from, b: d.b ?? (args[0] as { otherUri: string }).otherUri });
+  } else if (command === 'hlo.moduleFiles' && Array.isArray(result)) {
+    await pickModuleFile(result as ModuleFile[], vscode.Uri.parse(from));
+  }
 }
 
 async function replay(cli: ServerCli, view: ReplayView, platform: 'cpu' | 'gpu' | 'compare', arg?: unknown): Promise<void> {
@@ -251,6 +356,9 @@ export interface HloApi {
   moduleFiles(uri: vscode.Uri): Promise<ModuleFile[]>;
   search(query: string, folder: string): Promise<SearchHit[]>;
   symbolsFromDisk(uri: vscode.Uri): Promise<DiskSymbol[]>;
+  // The diff shown in the HLO Diff view, and its rows.
+  currentDiff(): ModuleDiff | undefined;
+  diffNodes(): DiffNode[];
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<HloApi> {
@@ -262,6 +370,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
   const cli = new ServerCli(serverPath, log);
   const viewer = new ProtoViewer(cli, log, () => ensureStarted(context), activeClient);
   const view = new ReplayView();
+  const diffView = new DiffView();
+  onCommandResult = (command, args, result) => showCommandResult(diffView, command, args, result);
   const reg = (id: string, fn: (...args: unknown[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
@@ -279,12 +389,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
   reg('hlo-lsp.compare', (arg) => replay(cli, view, 'compare', arg));
   reg('hlo-lsp.search', (arg) => search(cli, arg));
   reg('hlo-lsp.moduleFiles', (arg) => moduleFiles(cli, arg));
+  reg('hlo-lsp.previousPass', (arg) => stepPass(cli, 'previous', arg));
+  reg('hlo-lsp.nextPass', (arg) => stepPass(cli, 'next', arg));
+  reg('hlo-lsp.diffWithPrevious', (arg) => diffWithPrevious(cli, diffView, arg));
+  reg('hlo-lsp.diffWithStage', (arg, other) => diffWithStage(cli, diffView, arg, other));
   reg('hlo-lsp.outlineFromDisk', (arg) => viewer.outlineFromDisk(targetUri(arg)));
   reg('hlo-lsp.showOutput', () => log.show());
   reg('hlo-lsp.restartServer', () => restart(context));
   context.subscriptions.push(
     status,
     view,
+    diffView,
     vscode.workspace.registerTextDocumentContentProvider(PROTO_SCHEME, viewer),
     vscode.window.registerCustomEditorProvider('hlo.protoViewer', viewer),
     vscode.window.registerCustomEditorProvider('hlo.protoViewerAny', viewer),
@@ -304,6 +419,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     moduleFiles: (uri) => listModuleFiles(cli, uri),
     search: (query, folder) => searchHits(cli, query, folder),
     symbolsFromDisk: (uri) => viewer.symbolsFromDisk(uri),
+    currentDiff: () => diffView.current(),
+    diffNodes: () => diffView.nodes(),
   };
 }
 

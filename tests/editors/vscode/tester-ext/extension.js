@@ -18,6 +18,142 @@ async function poll(fn, ms = 20000) {
   return v;
 }
 
+// The compilation history of module_0001.jit_f: before_optimizations, pass dumps 0003
+// (algsimp: adds %one, renames %spread to %broadcast.1, swaps %out's operands) and 0004
+// (dce: removes %one), then sm_9.0_gpu_after_optimizations.
+const STAGES = {
+  before: 'module_0001.jit_f.before_optimizations.txt',
+  algsimp: 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt',
+  dce: 'module_0001.jit_f.0004.simplification.after_dce.before_fusion.txt',
+  after: 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt',
+};
+const base = (uri) => (uri ? path.basename(uri.fsPath) : undefined);
+const activeName = () => base(vscode.window.activeTextEditor && vscode.window.activeTextEditor.document.uri);
+const bare = (name) => String(name).replace(/^%/, '');
+
+async function passHistory(check, open, file, api) {
+  // Palette commands: HLO: Next Pass / HLO: Previous Pass open the adjacent dump.
+  await open(STAGES.before);
+  await vscode.commands.executeCommand('hlo-lsp.nextPass');
+  check('next pass (palette)', await poll(() => activeName() === STAGES.algsimp, 10000), activeName());
+  await vscode.commands.executeCommand('hlo-lsp.nextPass');
+  check('next pass again', await poll(() => activeName() === STAGES.dce, 10000), activeName());
+  await vscode.commands.executeCommand('hlo-lsp.previousPass', file(STAGES.algsimp));
+  check('previous pass (palette)', await poll(() => activeName() === STAGES.before, 10000), activeName());
+  await open(STAGES.after);
+  await vscode.commands.executeCommand('hlo-lsp.nextPass');
+  await sleep(500);
+  check('next pass at the end stays', activeName() === STAGES.after, activeName());
+
+  // Code lenses on a pass dump: previous, next and diff with previous; the first
+  // stage has no previous.
+  const lensesOf = async (name) => {
+    await open(name);
+    return (await poll(async () => {
+      const l = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', file(name));
+      return l && l.some((x) => x.command && /pass/.test(x.command.title)) ? l : undefined;
+    }, 15000)) || [];
+  };
+  const lenses = await lensesOf(STAGES.algsimp);
+  const titled = (re) => lenses.find((l) => l.command && re.test(l.command.title));
+  const titles = lenses.map((l) => l.command && `${l.command.title} -> ${l.command.command}`);
+  check('code lenses of a pass dump', titled(/previous pass/) && titled(/next pass/) && titled(/diff with previous/), titles);
+  const firstLenses = await lensesOf(STAGES.before);
+  check('no previous-pass lens on the first stage', !firstLenses.some((l) => l.command && /previous pass/.test(l.command.title)),
+    firstLenses.map((l) => l.command && l.command.title));
+
+  // A lens click runs the server command through the client: the extension opens the answer.
+  const run = (lens) => vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments || []));
+  await open(STAGES.algsimp);
+  if (titled(/next pass/)) {
+    await run(titled(/next pass/));
+    check('next pass (code lens) opens the dump', await poll(() => activeName() === STAGES.dce, 10000), activeName());
+  }
+
+  // HLO: Diff with Previous Pass: the tree lists the known edits, the diff editor opens.
+  await open(STAGES.algsimp);
+  await vscode.commands.executeCommand('hlo-lsp.diffWithPrevious');
+  const diff = await poll(() => {
+    const d = api.currentDiff();
+    return d && base(vscode.Uri.parse(d.b)) === STAGES.algsimp ? d : undefined;
+  }, 10000);
+  const added = ((diff && diff.added) || []).map((i) => bare(i.name));
+  const renamed = ((diff && diff.renamed) || []).map((r) => `${bare(r.from)}>${bare(r.to)}`);
+  const changed = ((diff && diff.changed) || []).map((c) => `${bare(c.name)}.${c.field}`);
+  check('diff with previous pass', diff && base(vscode.Uri.parse(diff.a)) === STAGES.before
+    && added.includes('one') && renamed.includes('spread>broadcast.1') && changed.includes('out.operands'),
+  diff && { a: base(vscode.Uri.parse(diff.a)), added, renamed, changed, removed: diff.removed });
+  const tab = () => vscode.window.tabGroups.activeTabGroup.activeTab;
+  const diffTab = () => {
+    const input = tab() && tab().input;
+    return input instanceof vscode.TabInputTextDiff ? input : undefined;
+  };
+  const opened = await poll(() => diffTab(), 10000);
+  check('diff editor opens', opened && base(opened.original) === STAGES.before && base(opened.modified) === STAGES.algsimp,
+    opened ? { original: base(opened.original), modified: base(opened.modified) } : tab() && tab().label);
+
+  // Selecting a row of the HLO Diff view opens the diff editor at its line in B.
+  const nodes = api.diffNodes();
+  const node = nodes.find((n) => n.kind === 'added' && /one/.test(n.label));
+  const selected = async (n, uri) => {
+    await vscode.commands.executeCommand('hlo-lsp.openDiffEntry', n);
+    return poll(() => {
+      const e = vscode.window.visibleTextEditors.find((x) => x.document.uri.fsPath === uri.fsPath);
+      return e && e.selection.active.line === n.line - 1 ? e.selection.active.line + 1 : undefined;
+    }, 10000);
+  };
+  check('diff view rows', nodes.some((n) => n.kind === 'computation' && n.label === 'main') && node,
+    nodes.map((n) => `${n.kind} ${n.label} ${n.description} @${n.side}:${n.line}`));
+  if (node) {
+    check('diff entry reveals its line', await selected(node, file(STAGES.algsimp)) === 14 && diffTab(), node.line);
+  }
+  const main = nodes.find((n) => n.kind === 'computation' && n.label === 'main');
+  if (main) {
+    await vscode.commands.executeCommand('hlo-lsp.openDiffEntry', main);
+    const at = await poll(() => {
+      const e = vscode.window.activeTextEditor;
+      return e && base(e.document.uri) === STAGES.algsimp && e.selection.active.line === 8 ? 9 : undefined;
+    }, 10000);
+    check('diff computation row opens at the computation', at === 9 && diffTab(),
+      vscode.window.activeTextEditor && vscode.window.activeTextEditor.selection.active.line);
+  }
+
+  // Diff with Stage (the other file given): the earlier dump is side A; a removed row
+  // reveals its line in A.
+  await vscode.commands.executeCommand('hlo-lsp.diffWithStage', file(STAGES.dce), file(STAGES.algsimp));
+  const dceDiff = await poll(() => {
+    const d = api.currentDiff();
+    return d && base(vscode.Uri.parse(d.b)) === STAGES.dce ? d : undefined;
+  }, 10000);
+  const removed = ((dceDiff && dceDiff.removed) || []).map((i) => `${bare(i.name)}@${i.line}`);
+  check('diff with stage', dceDiff && base(vscode.Uri.parse(dceDiff.a)) === STAGES.algsimp && removed.includes('one@14'), removed);
+  const gone = api.diffNodes().find((n) => n.kind === 'removed');
+  if (gone) check('removed row reveals its line in A', await selected(gone, file(STAGES.algsimp)) === 14, gone);
+
+  // The "diff with previous" lens through the client's middleware fills the view too.
+  const dceLenses = await lensesOf(STAGES.dce);
+  const diffLens = dceLenses.find((l) => l.command && /diff with previous/.test(l.command.title));
+  if (diffLens) {
+    await vscode.commands.executeCommand('hlo-lsp.diffWithStage', file(STAGES.after), file(STAGES.before));
+    await run(diffLens);
+    const lensDiff = await poll(() => {
+      const d = api.currentDiff();
+      return d && base(vscode.Uri.parse(d.b)) === STAGES.dce ? d : undefined;
+    }, 10000);
+    check('diff with previous (code lens)', lensDiff && base(vscode.Uri.parse(lensDiff.a)) === STAGES.algsimp,
+      lensDiff && { a: lensDiff.a, b: lensDiff.b });
+  } else {
+    check('diff with previous lens on a pass dump', false, dceLenses.map((l) => l.command && l.command.title));
+  }
+
+  // Hover on an instruction of a pass dump tells its pass history: %one came with algsimp.
+  const doc = await open(STAGES.algsimp);
+  const hovers = await vscode.commands.executeCommand('vscode.executeHoverProvider', doc.uri,
+    new vscode.Position(13, doc.lineAt(13).text.indexOf('%one') + 2));
+  const htext = (hovers || []).map((h) => h.contents.map((c) => c.value || String(c)).join('\n')).join('\n');
+  check('hover tells the pass history', /Pass history/.test(htext) && /algsimp/.test(htext), htext.slice(-300));
+}
+
 async function activate() {
   const out = process.env.HLO_E2E_OUT;
   const dir = process.env.HLO_E2E_DIR;
@@ -114,6 +250,8 @@ async function activate() {
     const stages = (await api.moduleFiles(uri)).map((f) => f.stage);
     check('module stages', stages.includes('sm_9.0_gpu_after_optimizations') && stages.includes('before_optimizations')
       && !stages.some((s) => /buffer-assignment/.test(s)), stages);
+
+    await passHistory(check, open, file, api);
 
     const bad = (await open('undefined_operand.hlo')).uri;
     const diags = await poll(() => { const d = vscode.languages.getDiagnostics(bad); return d.length ? d : undefined; });
