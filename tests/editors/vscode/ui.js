@@ -1,6 +1,6 @@
 // Keyboard-driven UI test of the HLO extension in real VS Code (code-server) through
 // headless chromium. usage: node ui.js URL OUTDIR   (exit 0 iff every check passed)
-// Saves hover.png, symbols.png, stages.png, diagnostics.png and proto.png in OUTDIR.
+// Saves hover.png, symbols.png, stages.png, diff.png, diagnostics.png and proto.png in OUTDIR.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const [url, outDir] = process.argv.slice(2);
@@ -133,6 +133,29 @@ const check = (name, ok, detail) => {
     return /gpu_after_optimizations/.test(t) ? t : undefined;
   });
   check('stage opened', !!tab, tab);
+
+  // A pass dump shows the history lenses; HLO: Diff with Previous Pass opens the diff
+  // editor and the HLO Diff view with the pass's edits.
+  const algsimp = 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt';
+  const activeTab = async () => (await page.locator('.tab.active').first().textContent()) || '';
+  await openFile(algsimp);
+  // Quick open now and then picks a history entry: open again if it did.
+  if (!(await poll(async () => (await activeTab()).includes(algsimp), 8))) await openFile(algsimp);
+  const lensText = await poll(async () => {
+    const t = (await page.locator('.codelens-decoration').allInnerTexts()).join(' | ');
+    return /next pass/.test(t) && /diff with previous/.test(t) ? t : undefined;
+  }, 60, 250);
+  check('history code lenses', !!lensText, lensText);
+  await quickInput('F1', 'HLO: Diff with Previous Pass');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  const diffRows = await poll(async () => {
+    const rows = await page.locator('.pane-body .monaco-list-row').allInnerTexts();
+    const shown = await page.locator('.monaco-diff-editor').count();
+    return shown > 0 && rows.some((r) => /broadcast\.1/.test(r)) ? rows : undefined;
+  });
+  check('diff view and diff editor', !!diffRows, (diffRows || []).map((r) => r.replace(/\s+/g, ' ')).slice(0, 8));
+  await page.screenshot({ path: `${outDir}/diff.png` });
 
   // Diagnostics: the undefined operand gets a squiggle.
   await openFile('undefined_operand.hlo');

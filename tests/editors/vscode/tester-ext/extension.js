@@ -95,7 +95,10 @@ async function passHistory(check, open, file, api) {
   // Selecting a row of the HLO Diff view opens the diff editor at its line in B.
   const nodes = api.diffNodes();
   const node = nodes.find((n) => n.kind === 'added' && /one/.test(n.label));
+  // The line the row moves the cursor to (from line 1, so a cursor already there fails).
   const selected = async (n, uri) => {
+    const start = new vscode.Selection(0, 0, 0, 0);
+    vscode.window.visibleTextEditors.filter((e) => e.document.uri.fsPath === uri.fsPath).forEach((e) => { e.selection = start; });
     await vscode.commands.executeCommand('hlo-lsp.openDiffEntry', n);
     return poll(() => {
       const e = vscode.window.visibleTextEditors.find((x) => x.document.uri.fsPath === uri.fsPath);
