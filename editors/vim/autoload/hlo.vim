@@ -178,3 +178,178 @@ function! s:Append(buf, lines) abort
     call appendbufline(a:buf, '$', a:lines)
   endif
 endfunction
+
+" --- The compilation history of a module: :HloPrevPass, :HloNextPass, :HloDiff ---
+
+function! s:Path(uri) abort
+  let l:path = substitute(a:uri, '^file://', '', '')
+  return substitute(l:path, '%\(\x\x\)', '\=nr2char(str2nr(submatch(1), 16))', 'g')
+endfunction
+
+function! s:Error(msg) abort
+  echohl ErrorMsg | echomsg a:msg | echohl None
+endfunction
+
+" Position of a dump in its module's pipeline, from its name: before_optimizations,
+" then the pass dumps by step (NNNN.PIPELINE.after_PASS...), then the other stages.
+function! s:Rank(path) abort
+  let l:tail = fnamemodify(a:path, ':t')
+  if l:tail =~# 'before_optimizations\.txt$'
+    return 0
+  endif
+  let l:step = matchstr(l:tail, '\.\zs\d\{4}\ze\.[^.]\+\.after_')
+  return empty(l:step) ? 1000000 : 1 + str2nr(l:step, 10)
+endfunction
+
+" The answer of `hlo-lsp files --json` turned into hlo.previousPass/nextPass's, and
+" `hlo-lsp diff --json`'s into hlo.diff's: for when no server is running.
+function! s:Cli(command, args) abort
+  let l:path = s:Path(a:args.uri)
+  if a:command ==# 'hlo.diff'
+    let l:other = s:Path(a:args.otherUri)
+    let [l:rc, l:out] = s:Run([hlo#Executable(), 'diff', l:path, l:other, '--json'])
+    if l:rc > 1
+      call s:Error('hlo-lsp diff failed (exit ' . l:rc . '): ' . l:out)
+      return v:null
+    endif
+    return extend(json_decode(l:out), {'a': a:args.uri, 'b': a:args.otherUri})
+  endif
+  let [l:rc, l:out] = s:Run([hlo#Executable(), 'files', l:path, '--json'])
+  if l:rc != 0
+    call s:Error('hlo-lsp files failed (exit ' . l:rc . '): ' . l:out)
+    return v:null
+  endif
+  let l:dumps = filter(get(json_decode(l:out), 'files', []),
+        \ {_, f -> index(['stage', 'pass'], get(f, 'kind', '')) >= 0 && f.path =~# '\.txt$'})
+  let l:paths = sort(map(l:dumps, {_, f -> fnamemodify(f.path, ':p')}),
+        \ {x, y -> s:Rank(x) - s:Rank(y)})
+  let l:i = index(l:paths, fnamemodify(l:path, ':p')) + (a:command ==# 'hlo.nextPass' ? 1 : -1)
+  return l:i < 0 || l:i >= len(l:paths) ? v:null : {'uri': s:Uri(l:paths[l:i])}
+endfunction
+
+function! s:OnAleResponse(command, args, Done, response) abort
+  call a:Done(has_key(a:response, 'error') ? s:Cli(a:command, a:args)
+        \ : get(a:response, 'result', v:null))
+endfunction
+
+" Calls Done(answer) for server COMMAND {args}: through Neovim's client, through
+" ALE's connection to hlo-lsp in Vim (asynchronously), else the command line.
+function! s:Command(command, args, Done) abort
+  if has('nvim')
+    let l:r = luaeval('require("hlo").run_command(_A[1], _A[2])', [a:command, a:args])
+    if get(l:r, 'handled', v:false)
+      return a:Done(get(l:r, 'result', v:null))
+    endif
+  elseif exists(':ALELint') == 2
+    try
+      if ale#lsp_linter#SendRequest(bufnr(''), 'hlo_lsp',
+            \ [0, 'workspace/executeCommand', {'command': a:command, 'arguments': [a:args]}],
+            \ function('s:OnAleResponse', [a:command, a:args, a:Done]))
+        return
+      endif
+    catch /^Linter/
+    endtry
+  endif
+  call a:Done(s:Cli(a:command, a:args))
+endfunction
+
+" Opens the dump hlo.previousPass / hlo.nextPass answered for FROM (path).
+function! hlo#OpenDump(from, command, result) abort
+  if type(a:result) == v:t_dict && !empty(get(a:result, 'uri', ''))
+    execute 'edit ' . fnameescape(s:Path(a:result.uri))
+  else
+    echomsg printf('%s: %s is the %s HLO dump of its module', a:command =~# 'next' ? 'HloNextPass' : 'HloPrevPass',
+          \ fnamemodify(a:from, ':t'), a:command =~# 'next' ? 'last' : 'first')
+  endif
+endfunction
+
+" :HloPrevPass / :HloNextPass: open the HLO text dump before / after this one.
+function! hlo#StepPass(command) abort
+  let l:path = expand('%:p')
+  call s:Command(a:command, {'uri': s:Uri(l:path)}, function('hlo#OpenDump', [l:path, a:command]))
+endfunction
+
+function! s:Line(value) abort
+  return type(a:value) == v:t_number && a:value > 0 ? a:value : 1
+endfunction
+
+" 1-based line of computation NAME's header in PATH.
+function! s:ComputationLine(path, name) abort
+  let l:re = '^\s*\(ENTRY\s\+\)\=%\=\V' . escape(a:name, '\') . '\m\s*[({]'
+  let l:lines = filereadable(a:path) ? readfile(a:path) : []
+  let l:i = match(l:lines, l:re)
+  return l:i < 0 ? 1 : l:i + 1
+endfunction
+
+" The hlo.diff answer as a quickfix list: one entry per difference, at its line in B
+" (removed ones at their line in A), titled with both files.
+function! hlo#ShowDiff(result) abort
+  if type(a:result) != v:t_dict
+    return
+  endif
+  let [l:a, l:b] = [s:Path(a:result.a), s:Path(a:result.b)]
+  let l:items = []
+  let l:comps = get(a:result, 'computations', {})
+  let l:comps = type(l:comps) == v:t_dict ? l:comps : {}
+  for l:name in get(l:comps, 'added', [])
+    call add(l:items, {'filename': l:b, 'lnum': s:ComputationLine(l:b, l:name), 'text': '+ computation ' . l:name})
+  endfor
+  for l:name in get(l:comps, 'removed', [])
+    call add(l:items, {'filename': l:a, 'lnum': s:ComputationLine(l:a, l:name), 'text': '- computation ' . l:name})
+  endfor
+  for l:i in get(a:result, 'added', [])
+    call add(l:items, {'filename': l:b, 'lnum': s:Line(get(l:i, 'line')),
+          \ 'text': printf('+ %s %s %s %s', l:i.computation, l:i.name, get(l:i, 'opcode', ''), get(l:i, 'shape', ''))})
+  endfor
+  for l:i in get(a:result, 'removed', [])
+    call add(l:items, {'filename': l:a, 'lnum': s:Line(get(l:i, 'line')),
+          \ 'text': printf('- %s %s %s %s', l:i.computation, l:i.name, get(l:i, 'opcode', ''), get(l:i, 'shape', ''))})
+  endfor
+  for l:r in get(a:result, 'renamed', [])
+    let l:in_b = type(get(l:r, 'line', v:null)) == v:t_number || type(get(l:r, 'oldLine', v:null)) != v:t_number
+    call add(l:items, {'filename': l:in_b ? l:b : l:a, 'lnum': s:Line(get(l:r, l:in_b ? 'line' : 'oldLine')),
+          \ 'text': printf('> %s %s -> %s', l:r.computation, l:r.from, l:r.to)})
+  endfor
+  for l:c in get(a:result, 'changed', [])
+    let l:in_b = type(get(l:c, 'line', v:null)) == v:t_number || type(get(l:c, 'oldLine', v:null)) != v:t_number
+    call add(l:items, {'filename': l:in_b ? l:b : l:a, 'lnum': s:Line(get(l:c, l:in_b ? 'line' : 'oldLine')),
+          \ 'text': printf('~ %s %s %s: %s -> %s', l:c.computation, l:c.name, l:c.field, l:c.old, l:c.new)})
+  endfor
+  let l:title = 'HloDiff ' . fnamemodify(l:a, ':t') . ' -> ' . fnamemodify(l:b, ':t')
+  call setqflist([], ' ', {'title': l:title, 'items': l:items})
+  if empty(l:items)
+    echomsg l:title . ': no structural differences'
+  else
+    copen
+  endif
+endfunction
+
+function! s:DiffWithPrevious(path, previous) abort
+  if type(a:previous) != v:t_dict || empty(get(a:previous, 'uri', ''))
+    return hlo#OpenDump(a:path, 'hlo.previousPass', v:null)
+  endif
+  call s:Command('hlo.diff', {'uri': a:previous.uri, 'otherUri': s:Uri(a:path)}, function('hlo#ShowDiff'))
+endfunction
+
+" :HloDiff [FILE]: the structural diff of this dump against FILE (the one earlier in
+" the pipeline is side A), or against the previous pass dump, in the quickfix list.
+function! hlo#Diff(...) abort
+  let l:path = expand('%:p')
+  if a:0 && !empty(a:1)
+    let l:other = fnamemodify(a:1, ':p')
+    let [l:a, l:b] = s:Rank(l:other) > s:Rank(l:path) ? [l:path, l:other] : [l:other, l:path]
+    call s:Command('hlo.diff', {'uri': s:Uri(l:a), 'otherUri': s:Uri(l:b)}, function('hlo#ShowDiff'))
+  else
+    call s:Command('hlo.previousPass', {'uri': s:Uri(l:path)}, function('s:DiffWithPrevious', [l:path]))
+  endif
+endfunction
+
+" Server commands run from Neovim code lenses (vim.lsp.commands): show the answer.
+function! hlo#CommandResult(command, args, result) abort
+  if a:command ==# 'hlo.diff'
+    call hlo#ShowDiff(type(a:result) == v:t_dict
+          \ ? extend({'a': a:args.uri, 'b': a:args.otherUri}, a:result) : a:result)
+  elseif a:command =~# '^hlo\.\(previous\|next\)Pass$'
+    call hlo#OpenDump(s:Path(a:args.uri), a:command, a:result)
+  endif
+endfunction

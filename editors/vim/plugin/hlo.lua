@@ -12,3 +12,10 @@ vim.api.nvim_create_autocmd('FileType', {
     require('hlo').start(args.buf)
   end,
 })
+
+-- Code lenses whose commands the client must handle itself (see lua/hlo/init.lua).
+for _, name in ipairs({ 'hlo.previousPass', 'hlo.nextPass', 'hlo.diff', 'hlo.moduleFiles' }) do
+  vim.lsp.commands[name] = vim.lsp.commands[name] or function(command, ctx)
+    require('hlo').lens_command(command, ctx)
+  end
+end

@@ -122,6 +122,76 @@ vim.schedule(function() H.run(function()
   end
   H.check(':HloSearch', found, vim.tbl_map(function(i) return vim.fn.bufname(i.bufnr) .. ':' .. i.lnum .. ' ' .. i.text end, hits))
 
+  -- The compilation history: before_optimizations, pass dumps 0003 (algsimp: adds %one,
+  -- renames %spread to %broadcast.1, swaps %out's operands) and 0004 (dce: removes %one),
+  -- then sm_9.0_gpu_after_optimizations.
+  local algsimp = 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt'
+  local dce = 'module_0001.jit_f.0004.simplification.after_dce.before_fusion.txt'
+  local after = 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt'
+  local function current() return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(0), ':t') end
+  edit(before)
+  vim.cmd('HloNextPass')
+  local went = { current() }
+  vim.cmd('HloNextPass')
+  went[#went + 1] = current()
+  H.check(':HloNextPass', went[1] == algsimp and went[2] == dce, went)
+  vim.cmd('HloPrevPass')
+  H.check(':HloPrevPass', current() == algsimp, current())
+  edit(fixtures .. '/' .. after)
+  vim.cmd('HloNextPass')
+  H.check(':HloNextPass at the last stage stays', current() == after, current())
+
+  local function qf_entries()
+    return vim.tbl_map(function(i)
+      local name = vim.fn.fnamemodify(vim.fn.bufname(i.bufnr), ':t')
+      return (name:match('%.(%d%d%d%d)%.') or name) .. ':' .. i.lnum .. ' ' .. i.text
+    end, vim.tbl_filter(function(i) return i.bufnr > 0 end, vim.fn.getqflist()))
+  end
+  local function has(list, prefix)
+    for _, e in ipairs(list) do if e:sub(1, #prefix) == prefix then return true end end
+    return false
+  end
+  local abuf = edit(fixtures .. '/' .. algsimp)
+  H.wait_attached(abuf, 10000)
+  vim.cmd('HloDiff')
+  local title = vim.fn.getqflist({ title = 1 }).title or ''
+  local entries = qf_entries()
+  vim.cmd('cclose')
+  H.check(':HloDiff (previous pass)', title:find('before_optimizations', 1, true) and title:find('0003', 1, true)
+    and has(entries, '0003:14 + main one constant') and has(entries, '0003:16 > main spread -> broadcast.1')
+    and has(entries, '0003:17 ~ main out operands'), { title = title, entries = entries })
+  edit(fixtures .. '/' .. dce)
+  vim.cmd('HloDiff ' .. vim.fn.fnameescape(fixtures .. '/' .. algsimp))
+  title = vim.fn.getqflist({ title = 1 }).title or ''
+  entries = qf_entries()
+  vim.cmd('cclose')
+  H.check(':HloDiff FILE (removed at its line in A)', title:find('0003', 1, true) and title:find('0004', 1, true)
+    and #entries == 1 and has(entries, '0003:14 - main one constant'), { title = title, entries = entries })
+
+  -- A code lens click (vim.lsp.codelens.run, choosing "next pass") opens the next dump.
+  abuf = edit(fixtures .. '/' .. algsimp)
+  vim.lsp.codelens.refresh()
+  vim.wait(10000, function()
+    for _, l in ipairs(vim.lsp.codelens.get(abuf)) do
+      if l.command and l.command.title:find('next pass', 1, true) then return true end
+    end
+    return false
+  end, 50)
+  local titles = vim.tbl_map(function(l) return l.command and l.command.title end, vim.lsp.codelens.get(abuf))
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, choose)
+    for _, item in ipairs(items) do
+      if opts.format_item(item):find('next pass', 1, true) then return choose(item) end
+    end
+    choose(nil)
+  end
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.lsp.codelens.run()
+  vim.ui.select = select
+  vim.wait(10000, function() return current() == dce end, 50)
+  H.check('code lens "next pass" opens the dump', current() == dce, { now = current(), lenses = titles })
+  vim.cmd('cclose')
+
   -- Diagnostics from the server for an undefined operand.
   local bad = edit(fixtures .. '/undefined_operand.hlo')
   H.wait_attached(bad, 10000)

@@ -97,6 +97,46 @@ try
   HloSearch kind:computation add_reducer
   let s:hits = map(getqflist(), '[fnamemodify(bufname(v:val.bufnr), ":t"), v:val.lnum, v:val.text]')
   call s:check(':HloSearch', index(s:hits, ['module_0001.jit_f.before_optimizations.txt', 3, 'computation add_reducer']) >= 0, s:hits)
+
+  " the compilation history, through ALE's connection to hlo-lsp (asynchronous): pass
+  " dumps 0003 (algsimp: adds %one, renames %spread, swaps %out's operands), 0004 (dce)
+  let s:algsimp = 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt'
+  let s:dce = 'module_0001.jit_f.0004.simplification.after_dce.before_fusion.txt'
+  execute 'edit ' . fnameescape(s:fixtures . '/module_0001.jit_f.before_optimizations.txt')
+  HloNextPass
+  call s:wait('expand("%:t") ==# s:algsimp', 10000)
+  let s:went = [expand('%:t')]
+  HloNextPass
+  call s:wait('expand("%:t") ==# s:dce', 10000)
+  call s:check(':HloNextPass', s:went[0] ==# s:algsimp && expand('%:t') ==# s:dce, s:went + [expand('%:t')])
+  HloPrevPass
+  call s:wait('expand("%:t") ==# s:algsimp', 10000)
+  call s:check(':HloPrevPass', expand('%:t') ==# s:algsimp, expand('%:t'))
+
+  function! s:Entries() abort
+    return map(getqflist(), {_, i -> matchstr(bufname(i.bufnr), '\.\zs\d\{4}\ze\.') . ':' . i.lnum . ' ' . i.text})
+  endfunction
+  function! s:Has(entries, prefix) abort
+    return !empty(filter(copy(a:entries), {_, e -> stridx(e, a:prefix) == 0}))
+  endfunction
+  call setqflist([], ' ', {'title': 'cleared'})
+  HloDiff
+  call s:wait('getqflist({"title": 1}).title =~# "^HloDiff"', 10000)
+  let s:title = getqflist({'title': 1}).title
+  let s:entries = s:Entries()
+  call s:check(':HloDiff', s:title =~# 'before_optimizations.* -> .*0003' && s:Has(s:entries, '0003:14 + main one constant')
+        \ && s:Has(s:entries, '0003:16 > main spread -> broadcast.1') && s:Has(s:entries, '0003:17 ~ main out operands'),
+        \ [s:title, s:entries])
+  cclose
+  execute 'edit ' . fnameescape(s:fixtures . '/' . s:dce)
+  call setqflist([], ' ', {'title': 'cleared'})
+  execute 'HloDiff ' . fnameescape(s:fixtures . '/' . s:algsimp)
+  call s:wait('getqflist({"title": 1}).title =~# "^HloDiff"', 10000)
+  let s:title = getqflist({'title': 1}).title
+  let s:entries = s:Entries()
+  call s:check(':HloDiff FILE', s:title =~# '0003.* -> .*0004' && len(s:entries) == 1
+        \ && s:Has(s:entries, '0003:14 - main one constant'), [s:title, s:entries])
+  cclose
 catch
   call s:check('script', 0, v:exception . ' at ' . v:throwpoint)
 endtry

@@ -204,4 +204,37 @@ function M.execute(command, args)
   return true
 end
 
+-- A server command, synchronously, for autoload/hlo.vim: {handled = true, result = ...},
+-- or {handled = false} when no hlo-lsp client is attached or it lacks the command.
+function M.run_command(command, args)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client or not supports_command(client, command) then return { handled = false } end
+  local res, err = request(client, 'workspace/executeCommand', { command = command, arguments = { args } }, bufnr, 120000)
+  if err then vim.notify(command .. ': ' .. tostring(err), vim.log.levels.ERROR) end
+  return { handled = true, result = res }
+end
+
+-- vim.lsp.commands handler: a code lens's command runs on the server and its answer
+-- is shown (Neovim would otherwise drop it): the adjacent pass opens, a diff fills
+-- the quickfix list, the module's files fill it too.
+function M.lens_command(command, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local args = (command.arguments or {})[1] or {}
+  if not client then return end
+  if command.command == 'hlo.moduleFiles' then
+    vim.api.nvim_buf_call(ctx.bufnr, function() M.execute('hlo.moduleFiles', args) end)
+    return
+  end
+  client.request('workspace/executeCommand', { command = command.command, arguments = command.arguments },
+    function(err, result)
+      if err then
+        vim.notify(command.command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        return
+      end
+      if result == nil then result = vim.NIL end
+      vim.fn['hlo#CommandResult'](command.command, args, result)
+    end, ctx.bufnr)
+end
+
 return M
