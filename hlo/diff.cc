@@ -27,30 +27,34 @@ bool IsWordChar(char c) {
 // Words and strings: a blank between two of them is kept.
 bool IsWordEnd(char c) { return IsWordChar(c) || c == '"' || c == '\''; }
 
-// The text with blanks only where they separate two words (or strings), and
-// without the
-// '%' of names, outside quoted strings: `(f32[], s32[])` and `(f32[],s32[])`
-// read the same, and so do `to_apply=%add` and `to_apply=add`.
-std::string Normalize(std::string_view text) {
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The text without the '%' of names, outside quoted strings, and with its
+// blanks: each run as one space when `keep_blanks` (for showing), else only
+// where they separate two words or strings (for comparing, so that
+// `(f32[], s32[])` and `(f32[],s32[])` read the same).
+std::string Normalize(std::string_view text, bool keep_blanks) {
   std::string out;
   out.reserve(text.size());
   bool pending_blank = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    if (IsBlank(c)) {
       pending_blank = true;
       continue;
     }
-    if (pending_blank && !out.empty() && IsWordEnd(out.back()) &&
-        (IsWordEnd(c) || c == '%')) {
+    if (pending_blank && !out.empty() &&
+        (keep_blanks ||
+         (IsWordEnd(out.back()) && (IsWordEnd(c) || c == '%')))) {
       out += ' ';
     }
     pending_blank = false;
     if (c == '%') continue;
     if (c == '"' || c == '\'') {  // copied verbatim up to its closing quote
       size_t end = i + 1;
-      while (end < text.size() && text[end] != c)
+      while (end < text.size() && text[end] != c) {
         end += text[end] == '\\' ? 2 : 1;
+      }
       end = std::min(end + 1, text.size());
       out.append(text.substr(i, end - i));
       i = end - 1;
@@ -61,10 +65,8 @@ std::string Normalize(std::string_view text) {
   return out;
 }
 
-// Equal as written, or equal once normalized (the common case is cheap).
-bool SameText(std::string_view a, std::string_view b) {
-  return a == b || Normalize(a) == Normalize(b);
-}
+std::string Shown(std::string_view text) { return Normalize(text, true); }
+std::string Canonical(std::string_view text) { return Normalize(text, false); }
 
 constexpr std::string_view kMetadata = "metadata";
 constexpr std::string_view kControlPredecessors = "control-predecessors";
@@ -140,7 +142,7 @@ class Differ {
   static std::string ShapeText(const ParsedFile& file,
                                const Instruction& inst) {
     if (inst.shape == kNone) return "";
-    return Normalize(file.Text(file.shapes[inst.shape].span));
+    return Shown(file.Text(file.shapes[inst.shape].span));
   }
 
   void Pair(Id a, Id b) {
@@ -274,7 +276,7 @@ class Differ {
       key += '\0';
       key += Attributes(file, inst, /*metadata=*/false, nullptr);
     }
-    return key;
+    return Canonical(key);
   }
 
   // ----------------------------------------------------------- rendering --
@@ -288,7 +290,7 @@ class Differ {
     std::string out;
     if (inst.operands.empty()) {
       std::string_view list = file.Text(inst.operand_list);
-      if (list.size() >= 2) out = Normalize(list.substr(1, list.size() - 2));
+      if (list.size() >= 2) out = Shown(list.substr(1, list.size() - 2));
       return out;
     }
     for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
@@ -305,7 +307,7 @@ class Differ {
         std::string attributes = Attributes(file, nested, false, nullptr);
         if (!attributes.empty()) out += ", " + attributes;
       } else if (op.nested != kNone) {
-        out += Normalize(file.Text(op.span));
+        out += Shown(file.Text(op.span));
       } else {
         out += name_of(op);
       }
@@ -325,7 +327,7 @@ class Differ {
       const Attribute& attr = file.attributes[i];
       std::string_view key = file.Text(attr.key);
       if ((key == kMetadata) != metadata) continue;
-      if (metadata) return Normalize(file.Text(attr.value));
+      if (metadata) return Shown(file.Text(attr.value));
       if (key == kControlPredecessors && predecessors == nullptr) {
         continue;  // not in a key: its names may not be matched yet
       }
@@ -340,7 +342,7 @@ class Differ {
         }
         out += '}';
       } else {
-        out += Normalize(file.Text(attr.value));
+        out += Shown(file.Text(attr.value));
         // The printer's fallback `calls=%a, %b` leaves names past the value.
         for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
           const ComputationRef& ref = file.computation_refs[r];
@@ -370,18 +372,14 @@ class Differ {
     if (a_name == b_name && a_.Text(a.span) == b_.Text(b.span)) return;
     auto change = [&](std::string_view field, std::string old_value,
                       std::string new_value) {
-      if (old_value == new_value) return;
+      if (old_value == new_value ||
+          Canonical(old_value) == Canonical(new_value))
+        return;
       result_.changed.push_back(DiffChange{
           std::string(b_.Name(comp)), std::string(b_name), std::string(field),
           std::move(old_value), std::move(new_value)});
     };
-    std::string_view a_shape =
-        a.shape == kNone ? "" : a_.Text(a_.shapes[a.shape].span);
-    std::string_view b_shape =
-        b.shape == kNone ? "" : b_.Text(b_.shapes[b.shape].span);
-    if (!SameText(a_shape, b_shape)) {
-      change("shape", Normalize(a_shape), Normalize(b_shape));
-    }
+    change("shape", ShapeText(a_, a), ShapeText(b_, b));
     change("opcode", std::string(a_.Text(a.opcode_span)),
            std::string(b_.Text(b.opcode_span)));
     // A's operands named through the match, B's as written.
