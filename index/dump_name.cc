@@ -71,16 +71,15 @@ std::optional<size_t> MatchPassDump(std::string_view rest, DumpFileName* out) {
       step_dot == std::string_view::npos
           ? rest.substr(0, pipeline_dot)
           : rest.substr(step_dot + 1, pipeline_dot - step_dot - 1);
-  if (!AllDigits(step) || step_dot == std::string_view::npos) {
-    return std::nullopt;
-  }
+  if (!AllDigits(step)) return std::nullopt;
   out->kind = DumpKind::kPassDump;
   out->step = ToInt(step);
   out->pipeline =
       std::string(rest.substr(pipeline_dot + 1, after - pipeline_dot - 1));
   out->after_pass = std::string(rest.substr(after + 7, before - after - 7));
   out->before_pass = std::string(rest.substr(before + 8));
-  return step_dot;
+  // No name before the step: XLA dropped it (the base name was too long).
+  return step_dot == std::string_view::npos ? 0 : step_dot;
 }
 
 // `SSSS.<pass>.<step_name>` at the end of `rest` (dumps taken inside a pass).

@@ -138,7 +138,15 @@ void LspServer::BindDocumentFeatures() {
   table_.Request<Position>(
       "textDocument/hover", [this](const Position& p, const Request& r) {
         return WithSnapshot<std::optional<Hover>>(
-            r, [&](const Snapshot& s) { return HoverAt(s, p.position); });
+            r, [&](const Snapshot& s) -> std::optional<Hover> {
+              std::optional<Hover> hover = HoverAt(s, p.position);
+              if (!hover) return hover;
+              if (std::optional<std::string> note =
+                      pass_history_.Note(s, p.position)) {
+                hover->markdown += "\n\n" + *note;
+              }
+              return hover;
+            });
       });
   table_.Request<RangeParams>(
       "textDocument/inlayHint", [this](const RangeParams& p, const Request& r) {
@@ -194,9 +202,8 @@ void LspServer::BindDocumentFeatures() {
   table_.Request<TextDocumentParams>(
       "textDocument/codeLens",
       [this](const TextDocumentParams&, const Request& r) {
-        return WithSnapshot<std::vector<CodeLens>>(r, [&](const Snapshot& s) {
-          return CodeLenses(s, workspace_->index());
-        });
+        return WithSnapshot<std::vector<CodeLens>>(
+            r, [&](const Snapshot& s) { return CodeLenses(s); });
       });
   table_.Request<CodeActionParams>(
       "textDocument/codeAction",
@@ -214,8 +221,8 @@ void LspServer::BindWorkspaceFeatures() {
   table_.Request<UriParams>(
       "hlo/protoToText",
       [](const UriParams& p, const Request&) { return ProtoToText(p); });
-  auto module_files = [this](const UriParams& p, const Request&) {
-    return ModuleFiles(workspace_->index(), p);
+  auto module_files = [](const UriParams& p, const Request&) {
+    return ModuleFiles(p);
   };
   table_.Request<UriParams>("hlo/moduleFiles", module_files);
   table_.Request<ReplayResultParams>(
@@ -246,6 +253,15 @@ void LspServer::BindWorkspaceFeatures() {
       "hlo.search", [this](const SearchArgs& p, const Request& r) {
         return SearchSymbols(*workspace_, p, r.cancelled.get());
       });
+  table_.Command<DiffArgs>("hlo.diff", [](const DiffArgs& p, const Request& r) {
+    return DiffFiles(p, r.cancelled.get());
+  });
+  table_.Command<UriParams>(
+      "hlo.previousPass",
+      [](const UriParams& p, const Request&) { return AdjacentDump(p, -1); });
+  table_.Command<UriParams>(
+      "hlo.nextPass",
+      [](const UriParams& p, const Request&) { return AdjacentDump(p, +1); });
 }
 
 void LspServer::BindNotifications() {

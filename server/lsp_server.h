@@ -18,6 +18,7 @@
 #include "server/binder.h"
 #include "server/client.h"
 #include "server/documents.h"
+#include "server/features/pass_history.h"
 #include "server/features/replay_jobs.h"
 #include "server/features/workspace_features.h"
 #include "server/json_rpc.h"
@@ -104,6 +105,7 @@ class LspServer : private Client {
   std::unique_ptr<DocumentStore> documents_;
   std::unique_ptr<Workspace> workspace_;
   std::unique_ptr<ReplayJobs> replay_jobs_;
+  PassHistory pass_history_;  // hover's blame, timelines kept per module
   MethodTable<Request> table_;
   ClientSupport support_;
 

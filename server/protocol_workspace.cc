@@ -107,6 +107,19 @@ bool FromJson(const Json& j, UriParams* out, std::string* error) {
          OptionalString(j, "uri", &out->uri, error);
 }
 
+bool FromJson(const Json& j, DiffArgs* out, std::string* error) {
+  if (!ExpectObject(j, "arguments", error) ||
+      !OptionalString(j, "uri", &out->uri, error) ||
+      !OptionalString(j, "otherUri", &out->other_uri, error)) {
+    return false;
+  }
+  if (out->uri.empty() || out->other_uri.empty()) {
+    *error = "expected {uri, otherUri}";
+    return false;
+  }
+  return true;
+}
+
 bool FromJson(const Json& j, ReplayResultParams* out, std::string* error) {
   const Json* id = Member(j, "id");
   if (id == nullptr || !id->is_number_integer()) {
@@ -165,6 +178,7 @@ Json ToJson(const WorkspaceSymbol& s) {
 
 Json ToJson(const CommandArgs& a) {
   Json out{{"uri", a.uri}};
+  if (a.other_uri) out["otherUri"] = *a.other_uri;
   if (a.platform) out["platform"] = *a.platform;
   if (!a.platforms.empty()) out["platforms"] = a.platforms;
   return out;
@@ -192,6 +206,50 @@ Json ToJson(const ProtoTextReply& r) {
 Json ToJson(const ModuleFileEntry& f) {
   Json out{{"uri", f.uri}, {"stage", f.stage}};
   if (f.step) out["step"] = *f.step;
+  if (!f.kind.empty()) out["kind"] = f.kind;
+  return out;
+}
+
+Json ToJson(const DiffReply& d) {
+  auto instructions = [](const std::vector<DiffInstructionEntry>& list) {
+    Json out = Json::array();
+    for (const DiffInstructionEntry& e : list) {
+      out.push_back({{"computation", e.computation},
+                     {"name", e.name},
+                     {"opcode", e.opcode},
+                     {"shape", e.shape},
+                     {"line", e.line}});
+    }
+    return out;
+  };
+  Json renamed = Json::array();
+  for (const DiffRenameEntry& e : d.renamed) {
+    renamed.push_back({{"computation", e.computation},
+                       {"from", e.from},
+                       {"to", e.to},
+                       {"line", e.line},
+                       {"oldLine", e.old_line}});
+  }
+  Json changed = Json::array();
+  for (const DiffChangeEntry& e : d.changed) {
+    changed.push_back({{"computation", e.computation},
+                       {"name", e.name},
+                       {"field", e.field},
+                       {"old", e.old_value},
+                       {"new", e.new_value},
+                       {"line", e.line},
+                       {"oldLine", e.old_line}});
+  }
+  Json out{
+      {"a", d.a},
+      {"b", d.b},
+      {"added", instructions(d.added)},
+      {"removed", instructions(d.removed)},
+      {"renamed", std::move(renamed)},
+      {"changed", std::move(changed)},
+      {"computations",
+       {{"added", d.computations_added}, {"removed", d.computations_removed}}}};
+  if (!d.errors.empty()) out["errors"] = d.errors;
   return out;
 }
 

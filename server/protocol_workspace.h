@@ -96,7 +96,8 @@ struct WorkspaceSymbol {
 struct CommandArgs {
   std::string uri;
   std::optional<std::string> platform;
-  std::vector<std::string> platforms;  // omitted when empty
+  std::vector<std::string> platforms;    // omitted when empty
+  std::optional<std::string> other_uri;  // hlo.diff's side B
 };
 
 struct Command {
@@ -128,6 +129,36 @@ struct ModuleFileEntry {
   std::string uri;
   std::string stage;
   std::optional<int64_t> step;
+  std::string kind;  // index::DumpFileKindName: "stage", "pass", "proto", ...
+};
+
+// hlo.diff {uri, otherUri}: side A (older) and side B (newer).
+struct DiffArgs {
+  std::string uri;
+  std::string other_uri;
+};
+
+// hlo.diff's answer: `hlo-lsp diff A B --json` with both URIs and, for
+// renamed and changed instructions, the line on each side (1-based).
+struct DiffInstructionEntry {
+  std::string computation, name, opcode, shape;
+  int64_t line = 0;
+};
+struct DiffRenameEntry {
+  std::string computation, from, to;
+  int64_t line = 0, old_line = 0;
+};
+struct DiffChangeEntry {
+  std::string computation, name, field, old_value, new_value;
+  int64_t line = 0, old_line = 0;
+};
+struct DiffReply {
+  std::string a, b;
+  std::vector<DiffInstructionEntry> added, removed;
+  std::vector<DiffRenameEntry> renamed;
+  std::vector<DiffChangeEntry> changed;
+  std::vector<std::string> computations_added, computations_removed;
+  std::vector<std::string> errors;  // what could not be parsed, with where
 };
 
 // One hit of hlo.search: the CLI's `search --json` object with an absolute
@@ -263,6 +294,7 @@ bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out,
 bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error);
 bool FromJson(const Json& j, CodeActionParams* out, std::string* error);
 bool FromJson(const Json& j, UriParams* out, std::string* error);
+bool FromJson(const Json& j, DiffArgs* out, std::string* error);
 bool FromJson(const Json& j, ReplayResultParams* out, std::string* error);
 bool FromJson(const Json& j, ReplayArgs* out, std::string* error);
 bool FromJson(const Json& j, SearchArgs* out, std::string* error);
@@ -277,6 +309,7 @@ Json ToJson(const CodeAction& a);
 Json ToJson(const CodeLens& l);
 Json ToJson(const ProtoTextReply& r);
 Json ToJson(const ModuleFileEntry& f);
+Json ToJson(const DiffReply& d);
 Json ToJson(const SearchHit& h);
 Json ToJson(const WrittenFile& f);
 Json ToJson(const ReplayStarted& r);

@@ -20,6 +20,9 @@ constexpr Subcommand kSubcommands[] = {
     {"search", "find symbols in HLO files under folders", RunSearch},
     {"replay", "run a module (CPU or GPU) with fake or given arguments",
      RunReplay},
+    {"files", "list the files XLA wrote for a module", RunFiles},
+    {"passes", "the pass timeline of a module: what each pass changed",
+     RunPasses},
 };
 
 void PrintHelp(std::FILE* out) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "index/module_files.h"
 #include "index/workspace_index.h"
 #include "server/documents.h"
 #include "server/protocol_workspace.h"
@@ -36,17 +37,30 @@ Result<std::vector<SearchHit>> SearchSymbols(
     Workspace& workspace, const SearchArgs& args,
     const std::atomic<bool>* cancelled);
 
-// module_files.cc: hlo/moduleFiles and hlo.moduleFiles, the stages and pass
-// dumps of the module a file belongs to, the file itself always listed.
-Result<std::vector<ModuleFileEntry>> ModuleFiles(
-    hlo::index::WorkspaceIndex& index, const UriParams& params);
+// module_files.cc: hlo/moduleFiles and hlo.moduleFiles, every file of the
+// module a file belongs to (stages and passes in order, then by kind), the
+// file itself always listed.
+Result<std::vector<ModuleFileEntry>> ModuleFiles(const UriParams& params);
+ModuleFileEntry ModuleFileEntryOf(const hlo::index::DumpFile& f);
+
+// pass_navigation.cc: hlo.previousPass / hlo.nextPass (`step` -1 / +1), the
+// adjacent stage or pass dump of the same module, or null at either end;
+// and the lenses "◀ previous pass · next pass ▶ · diff with previous".
+Result<std::optional<ModuleFileEntry>> AdjacentDump(const UriParams& params,
+                                                    int step);
+std::vector<CodeLens> PassLenses(const Snapshot& snap);
+
+// diff.cc: hlo.diff {uri, otherUri}, the structural diff of two files
+// (text or proto) as `hlo-lsp diff --json` with both sides' lines.
+Result<DiffReply> DiffFiles(const DiffArgs& args,
+                            const std::atomic<bool>* cancelled);
 
 // code_actions.cc
 std::vector<CodeAction> CodeActions(const CodeActionParams& params);
 
-// code_lens.cc: on the HloModule line, the module's other stages.
-std::vector<CodeLens> CodeLenses(const Snapshot& snap,
-                                 hlo::index::WorkspaceIndex& index);
+// code_lens.cc: on the HloModule line, the module's other files, then
+// PassLenses.
+std::vector<CodeLens> CodeLenses(const Snapshot& snap);
 
 }  // namespace hlo_lsp
 

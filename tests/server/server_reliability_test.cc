@@ -104,10 +104,12 @@ TEST_F(ServerReliabilityTest, DocumentOutsideTheWorkspaceIsNotIndexed) {
   Start(h);
   const std::string after =
       PathToUri((out_ / "module_0005.far.after_optimizations.txt").string());
-  // The lens still names the module's other stage, from the file's folder.
+  // The lens still names the module's other stage, from the file's folder;
+  // the pass lenses follow (a previous dump, no next).
   Json lens =
       Call(h, "textDocument/codeLens", {{"textDocument", {{"uri", after}}}});
-  ASSERT_EQ(lens["result"].size(), 1u) << lens.dump();
+  ASSERT_EQ(lens["result"].size(), 3u) << lens.dump();
+  EXPECT_EQ(lens["result"][1]["command"]["command"], "hlo.previousPass");
   EXPECT_NE(lens["result"][0]["command"]["title"].get<std::string>().find(
                 "before_optimizations"),
             std::string::npos)

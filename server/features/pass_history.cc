@@ -1,0 +1,133 @@
+#include "server/features/pass_history.h"
+
+#include <sys/stat.h>
+
+#include <utility>
+
+#include "hlo/query.h"
+#include "index/module_files.h"
+#include "server/features/index_locations.h"
+
+namespace hlo_lsp {
+namespace {
+
+// At most this many module timelines are kept.
+constexpr size_t kKeptTimelines = 8;
+
+std::string Code(const std::string& s) { return "`" + s + "`"; }
+
+// "after `algsimp` (step 3)", or the stage's name for a stage dump.
+std::string After(const hlo::history::TimelineStep& step) {
+  if (step.file.kind == hlo::index::DumpFileKind::kPass) {
+    return "after " + Code(step.pass_name()) + " (step " +
+           std::to_string(step.file.dump.step) + ")";
+  }
+  return "in " + Code(step.file.label);
+}
+
+// "by `fusion` (step 7)", or the stage's name for a stage dump.
+std::string By(const hlo::history::TimelineStep& step) {
+  if (step.file.kind == hlo::index::DumpFileKind::kPass) {
+    return "by " + Code(step.pass_name()) + " (step " +
+           std::to_string(step.file.dump.step) + ")";
+  }
+  return "in " + Code(step.file.label);
+}
+
+}  // namespace
+
+PassHistory::~PassHistory() {
+  for (std::thread& t : workers_) t.join();
+}
+
+std::optional<std::string> PassHistory::Note(const Snapshot& snap,
+                                             Position position) {
+  if (snap.file == nullptr) return std::nullopt;
+  const hlo::ParsedFile& file = *snap.file;
+  hlo::NodeAt node = hlo::FindNodeAt(file, snap.ToOffset(position));
+  if (node.kind == hlo::NodeKind::kNone) return std::nullopt;
+  hlo::NodeAt def = hlo::DefinitionOf(file, node);
+  if (def.kind != hlo::NodeKind::kInstructionName) return std::nullopt;
+  const hlo::Instruction& inst = file.instructions[def.id];
+  if (inst.name.empty() || inst.computation == hlo::kNone) return std::nullopt;
+  std::string path = UriToPath(snap.uri);
+  if (path.empty()) return std::nullopt;
+  return Describe(NormalPath(path),
+                  std::string(file.Text(file.computations[inst.computation].name)),
+                  std::string(file.Text(inst.name)));
+}
+
+std::optional<std::string> PassHistory::Describe(
+    const std::string& path, const std::string& computation,
+    const std::string& name) {
+  std::vector<hlo::index::DumpFile> dumps =
+      hlo::index::HloTextHistory(hlo::index::ModuleFilesOfPath(path));
+  std::optional<size_t> self;
+  for (size_t i = 0; i < dumps.size(); ++i) {
+    if (dumps[i].path == path) self = i;
+  }
+  if (!self || dumps.size() < 2) return std::nullopt;
+  std::vector<std::string> signature;
+  uint64_t bytes = 0;
+  for (const hlo::index::DumpFile& d : dumps) {
+    struct stat st;
+    if (::stat(d.path.c_str(), &st) != 0) return std::nullopt;
+    bytes += static_cast<uint64_t>(st.st_size);
+    signature.push_back(d.path + "\n" + std::to_string(st.st_size) + "\n" +
+                        std::to_string(st.st_mtim.tv_sec) + "." +
+                        std::to_string(st.st_mtim.tv_nsec));
+  }
+  const std::string key = dumps.front().path;
+  std::shared_ptr<Timeline> timeline;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = timelines_.find(key);
+    if (it != timelines_.end() && it->second->signature == signature) {
+      timeline = it->second;
+    } else if (computing_.count(key)) {
+      return "**Pass history:** being computed over " +
+             std::to_string(dumps.size()) + " dumps…";
+    }
+  }
+  auto compute = [this, key, dumps, signature] {
+    auto built = std::make_shared<Timeline>();
+    built->signature = signature;
+    hlo::history::TimelineOptions options;
+    options.keep_diffs = true;
+    built->steps = hlo::history::BuildTimeline(dumps, options);
+    std::lock_guard<std::mutex> lock(mutex_);
+    computing_.erase(key);
+    if (timelines_.size() >= kKeptTimelines) timelines_.clear();
+    timelines_[key] = built;
+    return built;
+  };
+  if (!timeline) {
+    if (bytes > kInlineBytes) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (computing_.insert(key).second) workers_.emplace_back(compute);
+      return "**Pass history:** being computed over " +
+             std::to_string(dumps.size()) + " dumps…";
+    }
+    timeline = compute();
+  }
+  std::shared_ptr<hlo::history::Blame> blame;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_ptr<hlo::history::Blame>& slot = timeline->blames[*self];
+    if (!slot) {
+      slot = std::make_shared<hlo::history::Blame>(timeline->steps, *self + 1);
+    }
+    blame = slot;
+  }
+  hlo::history::InstructionBlame b = blame->Of(computation, name);
+  const auto& steps = timeline->steps;
+  std::string note = "**Pass history:** ";
+  note += b.first_seen == 0 ? "present since " + Code(steps[0].file.label)
+                            : "first appeared " + After(steps[b.first_seen]);
+  note += b.last_changed == b.first_seen
+              ? " · unchanged since then"
+              : " · last changed " + By(steps[b.last_changed]);
+  return note;
+}
+
+}  // namespace hlo_lsp

@@ -1,0 +1,190 @@
+// The compilation-history features of the server on a module whose passes
+// made known edits (tests/history/pass_sequence.h): hlo/moduleFiles with
+// every kind, hlo.previousPass / hlo.nextPass, hlo.diff, the pass lenses
+// and the blame line of hover.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "server/documents.h"
+#include "tests/history/pass_sequence.h"
+#include "tests/index/test_dir.h"
+#include "tests/server/server_harness.h"
+
+namespace hlo_lsp {
+namespace {
+
+namespace fs = std::filesystem;
+using hlo::history_test::KnownStep;
+
+class HistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    known_ = hlo::history_test::WritePassSequence(dir_.path());
+    h_.Initialize();
+    h_.Notify("initialized");
+  }
+  std::string Uri(size_t step) const {
+    return PathToUri((dir_.path() / known_[step].file).string());
+  }
+  std::string Text(size_t step) const {
+    std::ifstream in(dir_.path() / known_[step].file);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void Open(size_t step) {
+    h_.Notify("textDocument/didOpen",
+              {{"textDocument",
+                {{"uri", Uri(step)},
+                 {"languageId", "hlo"},
+                 {"version", 1},
+                 {"text", Text(step)}}}});
+  }
+  // The hover markdown at the first occurrence of `needle` in the dump.
+  std::string HoverAt(size_t step, const std::string& needle) {
+    std::string text = Text(step);
+    size_t at = text.find(needle);
+    EXPECT_NE(at, std::string::npos) << needle;
+    size_t line = std::count(text.begin(), text.begin() + at, '\n');
+    size_t col = at - (text.rfind('\n', at) + 1) + 1;
+    Json r = h_.Call("textDocument/hover",
+                     {{"textDocument", {{"uri", Uri(step)}}},
+                      {"position", {{"line", line}, {"character", col}}}});
+    if (!r["result"].is_object()) return "";
+    return r["result"]["contents"]["value"].get<std::string>();
+  }
+
+  hlo::index::index_test::TempDir dir_;
+  std::vector<KnownStep> known_;
+  ServerHarness h_;
+};
+
+TEST_F(HistoryTest, ModuleFilesListEveryKindInHistoryOrder) {
+  Json r = h_.Call("hlo/moduleFiles", {{"uri", Uri(2)}});
+  ASSERT_TRUE(r["result"].is_array()) << r.dump();
+  const Json& files = r["result"];
+  ASSERT_EQ(files.size(), known_.size() + 2) << files.dump();
+  for (size_t i = 0; i < known_.size(); ++i) {
+    EXPECT_EQ(files[i]["uri"], Uri(i));
+    EXPECT_EQ(files[i]["kind"], i == 0 || i + 1 == known_.size() ? "stage"
+                                                                  : "pass");
+  }
+  EXPECT_EQ(files[2]["step"], 1);
+  EXPECT_EQ(files[known_.size()]["kind"], "proto");
+  EXPECT_EQ(files[known_.size() + 1]["kind"], "buffer-assignment");
+}
+
+TEST_F(HistoryTest, PreviousAndNextPassWalkTheHistory) {
+  Json first = h_.Command("hlo.previousPass", {{"uri", Uri(0)}});
+  ASSERT_TRUE(first.contains("result")) << first.dump();
+  EXPECT_TRUE(first["result"].is_null());
+  Json next = h_.Command("hlo.nextPass", {{"uri", Uri(0)}});
+  EXPECT_EQ(next["result"]["uri"], Uri(1)) << next.dump();
+  EXPECT_EQ(next["result"]["step"], 0);
+  Json back = h_.Command("hlo.previousPass", {{"uri", Uri(3)}});
+  EXPECT_EQ(back["result"]["uri"], Uri(2));
+  EXPECT_EQ(back["result"]["stage"], "0001.opt.after_rename.before_algsimp");
+  Json last = h_.Command("hlo.nextPass", {{"uri", Uri(known_.size() - 1)}});
+  EXPECT_TRUE(last["result"].is_null()) << last.dump();
+  // The other module in the folder is not this one's neighbour.
+  Json other = h_.Command(
+      "hlo.nextPass",
+      {{"uri", PathToUri((dir_.path() /
+                          "module_0008.other.before_optimizations.txt")
+                             .string())}});
+  EXPECT_TRUE(other["result"].is_null()) << other.dump();
+}
+
+TEST_F(HistoryTest, DiffLinksBothSidesOfEachEntry) {
+  // rename -> algsimp: one opcode change, on the instruction renamed before.
+  Json r = h_.Command("hlo.diff", {{"uri", Uri(2)}, {"otherUri", Uri(3)}});
+  ASSERT_TRUE(r["result"].is_object()) << r.dump();
+  const Json& d = r["result"];
+  EXPECT_EQ(d["a"], Uri(2));
+  EXPECT_EQ(d["b"], Uri(3));
+  ASSERT_EQ(d["changed"].size(), 1u) << d.dump();
+  EXPECT_EQ(d["changed"][0]["name"], "mul.1");
+  EXPECT_EQ(d["changed"][0]["field"], "opcode");
+  EXPECT_EQ(d["changed"][0]["line"], 12);
+  EXPECT_EQ(d["changed"][0]["oldLine"], 12);
+  EXPECT_TRUE(d["added"].empty());
+  EXPECT_TRUE(d["removed"].empty());
+  EXPECT_TRUE(d["renamed"].empty());
+  // pipeline-start -> rename: the rename, with its line on both sides.
+  Json renamed =
+      h_.Command("hlo.diff", {{"uri", Uri(1)}, {"otherUri", Uri(2)}});
+  ASSERT_EQ(renamed["result"]["renamed"].size(), 1u) << renamed.dump();
+  EXPECT_EQ(renamed["result"]["renamed"][0]["from"], "add.1");
+  EXPECT_EQ(renamed["result"]["renamed"][0]["to"], "add.7");
+  EXPECT_EQ(renamed["result"]["renamed"][0]["line"], 13);
+  EXPECT_EQ(renamed["result"]["renamed"][0]["oldLine"], 13);
+  EXPECT_TRUE(renamed["result"]["changed"].empty()) << renamed.dump();
+  // Bad arguments are errors, not crashes.
+  EXPECT_TRUE(h_.Command("hlo.diff", {{"uri", Uri(1)}}).contains("error"));
+  EXPECT_TRUE(h_.Command("hlo.diff", {{"uri", Uri(1)},
+                                      {"otherUri", Uri(1) + ".missing"}})
+                  .contains("error"));
+}
+
+TEST_F(HistoryTest, PassLensesOnEveryDump) {
+  auto lenses = [&](size_t step) {
+    Open(step);
+    Json r = h_.Call("textDocument/codeLens",
+                     {{"textDocument", {{"uri", Uri(step)}}}});
+    std::vector<std::string> commands;
+    for (const Json& lens : r["result"]) {
+      commands.push_back(lens["command"]["command"].get<std::string>() + " " +
+                         lens["command"]["title"].get<std::string>());
+    }
+    return std::make_pair(commands, r);
+  };
+  auto [middle, reply] = lenses(3);
+  EXPECT_EQ(middle, (std::vector<std::string>{
+                        "hlo.moduleFiles 7 other stages: before_optimizations "
+                        "0000.opt.after_pipeline-start.before_rename "
+                        "0001.opt.after_rename.before_algsimp "
+                        "0003.opt.after_dce.before_fusion ...",
+                        "hlo.previousPass ◀ previous pass",
+                        "hlo.nextPass next pass ▶",
+                        "hlo.diff diff with previous",
+                    }))
+      << reply.dump();
+  const Json& diff = reply["result"][3]["command"]["arguments"][0];
+  EXPECT_EQ(diff["uri"], Uri(2));
+  EXPECT_EQ(diff["otherUri"], Uri(3));
+  EXPECT_EQ(lenses(0).first.size(), 2u);  // no previous, no diff
+  EXPECT_EQ(lenses(known_.size() - 1).first.size(), 3u);  // no next
+}
+
+TEST_F(HistoryTest, HoverSaysWhichPassAddedAndLastChangedAnInstruction) {
+  const size_t last = known_.size() - 1;
+  Open(last);
+  std::string renamed = HoverAt(last, "%add.7 =");
+  EXPECT_NE(renamed.find("**Pass history:** present since "
+                         "`before_optimizations` · last changed by `rename` "
+                         "(step 1)"),
+            std::string::npos)
+      << renamed;
+  std::string fused = HoverAt(last, "%fusion.1 =");
+  EXPECT_NE(fused.find("first appeared after `fusion` (step 4) · unchanged "
+                       "since then"),
+            std::string::npos)
+      << fused;
+  std::string layout = HoverAt(last, "%out =");
+  EXPECT_NE(layout.find("last changed by `layout` (step 5)"),
+            std::string::npos)
+      << layout;
+  // Not a dump of a module with a history: no such line.
+  const fs::path loose = dir_.path() / "loose.hlo";
+  std::ofstream(loose) << hlo::history_test::kBaseModule;
+  Json r = h_.Call("textDocument/hover",
+                   {{"textDocument", {{"uri", PathToUri(loose.string())}}},
+                    {"position", {{"line", 11}, {"character", 4}}}});
+  ASSERT_TRUE(r["result"].is_object()) << r.dump();
+  EXPECT_EQ(r["result"]["contents"]["value"].get<std::string>().find(
+                "Pass history"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace hlo_lsp
