@@ -198,8 +198,15 @@ async function listModuleFiles(cli: ServerCli, uri: vscode.Uri): Promise<ModuleF
 // The server's URIs are normalised differently from VS Code's: compare paths.
 const sameFile = (a: string, b: vscode.Uri) => vscode.Uri.parse(a).fsPath === b.fsPath;
 
+// The module's stages as "Open Another Stage" lists them: HLO modules (text, protos,
+// snapshots), not the buffer assignment, LLVM IR and the like that hlo/moduleFiles adds.
+const HLO_KINDS = ['stage', 'pass', 'proto', 'snapshot'];
+function stagesOf(files: ModuleFile[]): ModuleFile[] {
+  return files.filter((f) => !f.kind || HLO_KINDS.includes(f.kind));
+}
+
 async function pickModuleFile(files: ModuleFile[], uri: vscode.Uri): Promise<void> {
-  const others = files.filter((f) => !sameFile(f.uri, uri));
+  const others = stagesOf(files).filter((f) => !sameFile(f.uri, uri));
   if (!others.length) {
     void vscode.window.showInformationMessage('HLO: no other stages of this module in its folder');
     return;
@@ -416,7 +423,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
   return {
     ready: () => ensureStarted(context),
     serverCapabilities: () => activeClient()?.initializeResult?.capabilities,
-    moduleFiles: (uri) => listModuleFiles(cli, uri),
+    moduleFiles: async (uri) => stagesOf(await listModuleFiles(cli, uri)),
     search: (query, folder) => searchHits(cli, query, folder),
     symbolsFromDisk: (uri) => viewer.symbolsFromDisk(uri),
     currentDiff: () => diffView.current(),

@@ -183,7 +183,9 @@ function M.execute(command, args)
       vim.notify('hlo/moduleFiles: ' .. tostring(err), vim.log.levels.ERROR)
       return true
     end
-    quickfix('HloStages', to_qf(res))
+    -- Stages are HLO modules: not the buffer assignment, LLVM IR, ... also listed.
+    local hlo_kinds = { stage = true, pass = true, proto = true, snapshot = true }
+    quickfix('HloStages', to_qf(vim.tbl_filter(function(f) return f.kind == nil or hlo_kinds[f.kind] end, res)))
     return true
   end
   if not supports_command(client, command) then return false end
