@@ -34,9 +34,17 @@ const check = (name, ok, detail) => {
   const openFile = async (name) => {
     await quickInput('Control+P', name);
     // wait for the file search to list it before choosing
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first()
-      .waitFor({ state: 'visible', timeout: 20000 });
-    await page.keyboard.press('Enter');
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+    await row.waitFor({ state: 'visible', timeout: 20000 });
+    // Enter takes the focused row, which may still be a recently opened file that
+    // the search has not yet displaced: wait for ours to be first, else click it.
+    const focused = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name });
+    try {
+      await focused.waitFor({ state: 'visible', timeout: 5000 });
+      await page.keyboard.press('Enter');
+    } catch (e) {
+      await row.click();
+    }
     await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
     await page.waitForTimeout(500);
   };
@@ -139,8 +147,7 @@ const check = (name, ok, detail) => {
   const algsimp = 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt';
   const activeTab = async () => (await page.locator('.tab.active').first().textContent()) || '';
   await openFile(algsimp);
-  // Quick open now and then picks a history entry: open again if it did.
-  if (!(await poll(async () => (await activeTab()).includes(algsimp), 8))) await openFile(algsimp);
+  check('pass dump opened', await poll(async () => (await activeTab()).includes(algsimp), 20), await activeTab());
   const lensText = await poll(async () => {
     const t = (await page.locator('.codelens-decoration').allInnerTexts()).join(' | ');
     return /next pass/.test(t) && /diff with previous/.test(t) ? t : undefined;
