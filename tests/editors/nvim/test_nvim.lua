@@ -178,18 +178,29 @@ vim.schedule(function() H.run(function()
     return false
   end, 50)
   local titles = vim.tbl_map(function(l) return l.command and l.command.title end, vim.lsp.codelens.get(abuf))
-  local select = vim.ui.select
-  vim.ui.select = function(items, opts, choose)
-    for _, item in ipairs(items) do
-      if opts.format_item(item):find('next pass', 1, true) then return choose(item) end
+  -- Runs the lens of the cursor line whose title has TEXT (vim.ui.select picks it).
+  local function run_lens(text)
+    local select = vim.ui.select
+    vim.ui.select = function(items, opts, choose)
+      for _, item in ipairs(items) do
+        if opts.format_item(item):find(text, 1, true) then return choose(item) end
+      end
+      choose(nil)
     end
-    choose(nil)
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.lsp.codelens.run()
+    vim.ui.select = select
   end
-  vim.api.nvim_win_set_cursor(0, { 1, 0 })
-  vim.lsp.codelens.run()
-  vim.ui.select = select
+  run_lens('next pass')
   vim.wait(10000, function() return current() == dce end, 50)
   H.check('code lens "next pass" opens the dump', current() == dce, { now = current(), lenses = titles })
+  -- The stages lens (hlo.moduleFiles) fills the quickfix list instead of doing nothing.
+  edit(fixtures .. '/' .. algsimp)
+  vim.fn.setqflist({}, 'r', { title = 'cleared', items = {} })
+  run_lens('other stages')
+  vim.wait(10000, function() return vim.fn.getqflist({ title = 1 }).title == 'HloStages' end, 50)
+  H.check('code lens "other stages" lists them', vim.fn.getqflist({ title = 1 }).title == 'HloStages'
+    and #vim.fn.getqflist() == 4, qf_files())
   vim.cmd('cclose')
 
   -- Diagnostics from the server for an undefined operand.
