@@ -139,7 +139,8 @@ std::vector<TimelineStep> BuildTimeline(
         step.same_as_before = true;
         return;
       }
-      ModuleDiff diff = DiffModules(*before->parsed, *self.parsed, diff_options);
+      ModuleDiff diff =
+          DiffModules(*before->parsed, *self.parsed, diff_options);
       step.added = static_cast<int64_t>(diff.added.size());
       step.removed = static_cast<int64_t>(diff.removed.size());
       step.renamed = static_cast<int64_t>(diff.renamed.size());

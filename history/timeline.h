@@ -17,7 +17,7 @@ namespace hlo::history {
 
 struct TimelineStep {
   index::DumpFile file;
-  bool has_base = false;      // diffed against an earlier dump
+  bool has_base = false;        // diffed against an earlier dump
   bool same_as_before = false;  // byte-identical to the dump before it
   int64_t added = 0, removed = 0, changed = 0, renamed = 0;
   int64_t computations_added = 0, computations_removed = 0;
@@ -36,8 +36,9 @@ struct TimelineOptions {
 };
 
 // `dumps` are HLO text files in history order (index::HloTextHistory).
-std::vector<TimelineStep> BuildTimeline(const std::vector<index::DumpFile>& dumps,
-                                        const TimelineOptions& options = {});
+std::vector<TimelineStep> BuildTimeline(
+    const std::vector<index::DumpFile>& dumps,
+    const TimelineOptions& options = {});
 
 // Instructions with at least one changed field (a diff lists each field).
 int64_t ChangedInstructions(const ModuleDiff& diff);

@@ -23,9 +23,7 @@ struct Entry {
   std::string timestamp;  // digits before the marker, "" when none
   int64_t id = -1;
   size_t rest = 0;  // offset of what follows `module_NNNN.`
-  std::string_view Rest() const {
-    return std::string_view(name).substr(rest);
-  }
+  std::string_view Rest() const { return std::string_view(name).substr(rest); }
 };
 
 bool AllDigits(std::string_view s) {
@@ -149,7 +147,8 @@ std::vector<std::string> NamesOfId(const std::vector<const Entry*>& entries,
   for (const Entry* e : entries) {
     if (AuxiliaryKind(e->Rest())) continue;
     DumpFileName dump = ParseDumpFileName(e->name);
-    if ((dump.kind == DumpKind::kPassDump || dump.kind == DumpKind::kPassStep) &&
+    if ((dump.kind == DumpKind::kPassDump ||
+         dump.kind == DumpKind::kPassStep) &&
         !dump.module_name.empty()) {
       names.insert(dump.module_name);
       (*hlo_text)[e->name] = true;
@@ -195,18 +194,18 @@ DumpFile MakeFile(const fs::path& folder, const Entry& e,
 }
 
 void SortHistory(std::vector<DumpFile>* files) {
-  std::sort(files->begin(), files->end(),
-            [](const DumpFile& a, const DumpFile& b) {
-              bool ta = a.is_hlo_text(), tb = b.is_hlo_text();
-              if (ta != tb) return ta;
-              if (ta) {
-                std::string ka = DumpOrderKey(a.dump), kb = DumpOrderKey(b.dump);
-                if (ka != kb) return ka < kb;
-              } else if (a.kind != b.kind) {
-                return a.kind < b.kind;
-              }
-              return a.path < b.path;
-            });
+  std::sort(
+      files->begin(), files->end(), [](const DumpFile& a, const DumpFile& b) {
+        bool ta = a.is_hlo_text(), tb = b.is_hlo_text();
+        if (ta != tb) return ta;
+        if (ta) {
+          std::string ka = DumpOrderKey(a.dump), kb = DumpOrderKey(b.dump);
+          if (ka != kb) return ka < kb;
+        } else if (a.kind != b.kind) {
+          return a.kind < b.kind;
+        }
+        return a.path < b.path;
+      });
 }
 
 struct Listing {
@@ -262,8 +261,8 @@ std::vector<ModuleDumpFiles> GroupListing(const fs::path& folder,
       groups[{module, e->timestamp}].push_back(std::move(file));
     }
     // Merge timestamp groups unless several of them hold HLO text.
-    std::map<std::string, std::vector<std::pair<std::string,
-                                                std::vector<DumpFile>>>>
+    std::map<std::string,
+             std::vector<std::pair<std::string, std::vector<DumpFile>>>>
         by_name;
     for (auto& [key, files] : groups) {
       by_name[key.first].emplace_back(key.second, std::move(files));
@@ -272,8 +271,9 @@ std::vector<ModuleDumpFiles> GroupListing(const fs::path& folder,
       std::vector<std::vector<DumpFile>*> runs;
       std::vector<DumpFile> shared;  // files of no run with text
       for (auto& [stamp, files] : parts) {
-        bool text = std::any_of(files.begin(), files.end(),
-                                [](const DumpFile& f) { return f.is_hlo_text(); });
+        bool text =
+            std::any_of(files.begin(), files.end(),
+                        [](const DumpFile& f) { return f.is_hlo_text(); });
         if (text) {
           runs.push_back(&files);
         } else {
@@ -340,8 +340,7 @@ std::string_view DumpFileKindName(DumpFileKind kind) {
   return "other";
 }
 
-ModuleDumpFiles ModuleFilesOfPath(const std::string& path,
-                                  size_t max_entries) {
+ModuleDumpFiles ModuleFilesOfPath(const std::string& path, size_t max_entries) {
   const fs::path given(path);
   const fs::path folder = given.parent_path();
   const std::string self_name = given.filename().string();
@@ -353,7 +352,8 @@ ModuleDumpFiles ModuleFilesOfPath(const std::string& path,
     // Any name (model.hlo, x.txt) holding HLO text is a module's one stage.
     std::optional<DumpFileKind> kind = AuxiliaryKind(self_name);
     std::optional<std::string> module_name;
-    if (!kind || *kind == DumpFileKind::kOther) module_name = HloModuleName(path);
+    if (!kind || *kind == DumpFileKind::kOther)
+      module_name = HloModuleName(path);
     file.kind = module_name ? DumpFileKind::kStage
                             : kind.value_or(DumpFileKind::kOther);
     ModuleDumpFiles module;

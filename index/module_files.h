@@ -54,8 +54,8 @@ struct DumpFile {
 };
 
 struct ModuleDumpFiles {
-  std::string module_name;  // "" when no file says it
-  int64_t module_id = -1;   // -1 for a file that is not a dump
+  std::string module_name;      // "" when no file says it
+  int64_t module_id = -1;       // -1 for a file that is not a dump
   std::vector<DumpFile> files;  // HLO text in history order, then by kind
 };
 

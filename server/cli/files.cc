@@ -1,10 +1,11 @@
 // `hlo-lsp files FILE [--json]`: every file XLA wrote for FILE's module
 // (index/module_files.h), one a line, `KIND PATH`.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <sys/stat.h>
 
 #include "index/module_files.h"
 #include "nlohmann/json.hpp"
@@ -16,7 +17,8 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: hlo-lsp files FILE [--json]\n\n"
-    "Lists the files XLA wrote for FILE's module in FILE's folder, one a line,\n"
+    "Lists the files XLA wrote for FILE's module in FILE's folder, one a "
+    "line,\n"
     "  KIND PATH\n"
     "KIND: stage, pass, proto, snapshot, buffer-assignment, memory-report,\n"
     "llvm-ir, ptx, graph, other. Stages and pass dumps come first, in the\n"
@@ -35,8 +37,8 @@ std::string JsonString(const std::string& s) {
 }
 
 void PrintJson(const hlo::index::ModuleDumpFiles& module) {
-  std::string out = "{\"module\":" + JsonString(module.module_name) +
-                    ",\"files\":[";
+  std::string out =
+      "{\"module\":" + JsonString(module.module_name) + ",\"files\":[";
   bool first = true;
   for (const hlo::index::DumpFile& f : module.files) {
     if (!first) out += ',';

@@ -1,12 +1,13 @@
 // `hlo-lsp passes FILE_OR_DIR [--module NAME] [--json]`: the pass timeline
 // of a module (history/timeline.h), one dump a line with what changed
 // against the dump before it.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <sys/stat.h>
 
 #include "history/timeline.h"
 #include "index/module_files.h"
@@ -54,12 +55,10 @@ std::string StepText(const TimelineStep& s) {
 
 void PrintText(const std::vector<TimelineStep>& steps) {
   for (const TimelineStep& s : steps) {
-    std::string line = StepText(s) + " " + s.pass_name() + " +" +
-                       std::to_string(s.added) + " -" +
-                       std::to_string(s.removed) + " ~" +
-                       std::to_string(s.changed) + " >" +
-                       std::to_string(s.renamed) + " " + TextPath(s.file.path) +
-                       "\n";
+    std::string line =
+        StepText(s) + " " + s.pass_name() + " +" + std::to_string(s.added) +
+        " -" + std::to_string(s.removed) + " ~" + std::to_string(s.changed) +
+        " >" + std::to_string(s.renamed) + " " + TextPath(s.file.path) + "\n";
     std::fputs(line.c_str(), stdout);
   }
 }
@@ -78,16 +77,16 @@ void PrintJson(const std::string& module,
       out += ",\"step\":null,\"pipeline\":null,\"stage\":" +
              JsonString(s.file.label);
     }
-    out += ",\"pass\":" + JsonString(s.pass_name()) +
-           ",\"added\":" + std::to_string(s.added) +
-           ",\"removed\":" + std::to_string(s.removed) +
-           ",\"changed\":" + std::to_string(s.changed) +
-           ",\"renamed\":" + std::to_string(s.renamed) +
-           ",\"computationsAdded\":" + std::to_string(s.computations_added) +
-           ",\"computationsRemoved\":" +
-           std::to_string(s.computations_removed) +
-           ",\"compared\":" + (s.has_base ? "true" : "false") +
-           ",\"unchanged\":" + (s.same_as_before ? "true" : "false");
+    out +=
+        ",\"pass\":" + JsonString(s.pass_name()) +
+        ",\"added\":" + std::to_string(s.added) +
+        ",\"removed\":" + std::to_string(s.removed) +
+        ",\"changed\":" + std::to_string(s.changed) +
+        ",\"renamed\":" + std::to_string(s.renamed) +
+        ",\"computationsAdded\":" + std::to_string(s.computations_added) +
+        ",\"computationsRemoved\":" + std::to_string(s.computations_removed) +
+        ",\"compared\":" + (s.has_base ? "true" : "false") +
+        ",\"unchanged\":" + (s.same_as_before ? "true" : "false");
     if (!s.error.empty()) out += ",\"error\":" + JsonString(s.error);
     out += '}';
   }
@@ -128,8 +127,7 @@ std::optional<hlo::index::ModuleDumpFiles> PickModule(
   }
   if (picked.size() == 1) return std::move(picked[0]);
   if (picked.empty()) {
-    std::fprintf(stderr, "hlo-lsp: %s holds no HLO dumps of %s\n",
-                 path.c_str(),
+    std::fprintf(stderr, "hlo-lsp: %s holds no HLO dumps of %s\n", path.c_str(),
                  wanted.empty() ? "any module" : ("module " + wanted).c_str());
     return std::nullopt;
   }

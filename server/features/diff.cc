@@ -1,13 +1,14 @@
 // hlo.diff {uri, otherUri}: the structural diff of two files (hlo/diff.h),
 // read from disk (protos as their text view), with both sides' lines so an
 // editor can link each entry to A and to B.
+#include "hlo/diff.h"
+
 #include <memory>
 #include <string>
 #include <utility>
 #include <variant>
 
 #include "absl/container/flat_hash_map.h"
-#include "hlo/diff.h"
 #include "hlo/parser.h"
 #include "server/common/file_reader.h"
 #include "server/common/proto_files.h"
@@ -116,7 +117,8 @@ Result<DiffReply> DiffFiles(const DiffArgs& args,
     const std::string& old_name =
         renamed == old_names.end() ? c.name : renamed->second;
     reply.changed.push_back({c.computation, c.name, c.field, c.old_value,
-                             c.new_value, new_side.LineOf(c.computation, c.name),
+                             c.new_value,
+                             new_side.LineOf(c.computation, c.name),
                              old_side.LineOf(c.computation, old_name)});
   }
   reply.computations_added = std::move(diff.computations_added);

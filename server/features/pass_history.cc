@@ -52,14 +52,15 @@ std::optional<std::string> PassHistory::Note(const Snapshot& snap,
   if (inst.name.empty() || inst.computation == hlo::kNone) return std::nullopt;
   std::string path = UriToPath(snap.uri);
   if (path.empty()) return std::nullopt;
-  return Describe(NormalPath(path),
-                  std::string(file.Text(file.computations[inst.computation].name)),
-                  std::string(file.Text(inst.name)));
+  return Describe(
+      NormalPath(path),
+      std::string(file.Text(file.computations[inst.computation].name)),
+      std::string(file.Text(inst.name)));
 }
 
-std::optional<std::string> PassHistory::Describe(
-    const std::string& path, const std::string& computation,
-    const std::string& name) {
+std::optional<std::string> PassHistory::Describe(const std::string& path,
+                                                 const std::string& computation,
+                                                 const std::string& name) {
   std::vector<hlo::index::DumpFile> dumps =
       hlo::index::HloTextHistory(hlo::index::ModuleFilesOfPath(path));
   std::optional<size_t> self;

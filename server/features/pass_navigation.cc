@@ -68,8 +68,8 @@ std::vector<CodeLens> PassLenses(const Snapshot& snap) {
   const Range range{{line, 0}, {line, 0}};
   std::vector<CodeLens> lenses;
   if (i > 0) {
-    lenses.push_back({range, Lens("◀ previous pass", "hlo.previousPass",
-                                  snap.uri)});
+    lenses.push_back(
+        {range, Lens("◀ previous pass", "hlo.previousPass", snap.uri)});
   }
   if (i + 1 < place.history.size()) {
     lenses.push_back({range, Lens("next pass ▶", "hlo.nextPass", snap.uri)});

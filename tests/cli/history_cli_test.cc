@@ -28,8 +28,9 @@ TEST_F(HistoryCliTest, FilesListsKindAndPathOneALine) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string expected;
   for (size_t i = 0; i < known_.size(); ++i) {
-    expected += std::string(i == 0 || i + 1 == known_.size() ? "stage" : "pass") +
-                " dump/" + known_[i].file + "\n";
+    expected +=
+        std::string(i == 0 || i + 1 == known_.size() ? "stage" : "pass") +
+        " dump/" + known_[i].file + "\n";
   }
   expected += "proto dump/module_0007.jit_f.before_optimizations.hlo.pb\n";
   expected +=
@@ -97,7 +98,8 @@ TEST_F(HistoryCliTest, PassesBadInput) {
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_NE(two.err.find("module_0009 g"), std::string::npos) << two.err;
   // A truncated pass dump: its place said, the rest compared, exit 1.
-  cli_.Write("dump/" + known_[3].file, "HloModule jit_f\n\nENTRY %main (x: f32[4]");
+  cli_.Write("dump/" + known_[3].file,
+             "HloModule jit_f\n\nENTRY %main (x: f32[4]");
   RunResult cut = cli_.Run("passes dump/" + known_[0].file);
   EXPECT_EQ(cut.exit_code, 1);
   EXPECT_NE(cut.err.find("dump/" + known_[3].file + ":3:"), std::string::npos)

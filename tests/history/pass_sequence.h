@@ -26,7 +26,8 @@ inline std::string ReplaceAll(std::string s, const std::string& from,
   return s;
 }
 
-inline const char kBaseModule[] = R"(HloModule jit_f, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
+inline const char kBaseModule[] =
+    R"(HloModule jit_f, entry_computation_layout={(f32[4]{0}, f32[4]{0})->f32[4]{0}}
 
 %add_comp (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
@@ -58,8 +59,8 @@ inline std::vector<KnownStep> WritePassSequence(
   const std::string prefix = "module_0007.jit_f.";
   std::vector<std::pair<KnownStep, std::string>> steps;
   std::string text = kBaseModule;
-  steps.push_back({{prefix + "before_optimizations.txt",
-                    "before_optimizations", 0, 0, 0, 0, 0},
+  steps.push_back({{prefix + "before_optimizations.txt", "before_optimizations",
+                    0, 0, 0, 0, 0},
                    text});
   steps.push_back({{prefix + "0000.opt.after_pipeline-start.before_rename.txt",
                     "pipeline-start", 0, 0, 0, 0, 0},
@@ -69,13 +70,13 @@ inline std::vector<KnownStep> WritePassSequence(
                     "rename", 0, 0, 0, 1, 0},
                    text});
   text = ReplaceAll(text, "f32[4]{0} multiply(", "f32[4]{0} divide(");
-  steps.push_back({{prefix + "0002.opt.after_algsimp.before_dce.txt",
-                    "algsimp", 0, 0, 1, 0, 0},
+  steps.push_back({{prefix + "0002.opt.after_algsimp.before_dce.txt", "algsimp",
+                    0, 0, 1, 0, 0},
                    text});
   text = ReplaceAll(text, "  %unused.1 = f32[4]{0} negate(%y)\n", "");
-  steps.push_back({{prefix + "0003.opt.after_dce.before_fusion.txt", "dce", 0,
-                    1, 0, 0, 0},
-                   text});
+  steps.push_back(
+      {{prefix + "0003.opt.after_dce.before_fusion.txt", "dce", 0, 1, 0, 0, 0},
+       text});
   text = ReplaceAll(text, "ENTRY %main", std::string(kFused) + "ENTRY %main");
   text = ReplaceAll(text, "  ROOT %out",
                     "  %fusion.1 = f32[4]{0} fusion(%x), kind=kLoop, "
@@ -83,7 +84,8 @@ inline std::vector<KnownStep> WritePassSequence(
   steps.push_back({{prefix + "0004.opt.after_fusion.before_layout.txt",
                     "fusion", 1, 0, 0, 0, 1},
                    text});
-  text = ReplaceAll(text, "ROOT %out = f32[4]{0}", "ROOT %out = f32[4]{0:T(4)}");
+  text =
+      ReplaceAll(text, "ROOT %out = f32[4]{0}", "ROOT %out = f32[4]{0:T(4)}");
   steps.push_back({{prefix + "0005.opt.after_layout.before_end.txt", "layout",
                     0, 0, 1, 0, 0},
                    text});

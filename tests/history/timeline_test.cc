@@ -63,10 +63,10 @@ TEST(TimelineTest, TheSameWithOneThreadAndWindowsOfTwo) {
   ASSERT_EQ(steps.size(), known.size());
   for (size_t i = 0; i < steps.size(); ++i) {
     SCOPED_TRACE(known[i].file);
-    EXPECT_EQ(steps[i].added + steps[i].removed + steps[i].changed +
-                  steps[i].renamed,
-              known[i].added + known[i].removed + known[i].changed +
-                  known[i].renamed);
+    EXPECT_EQ(
+        steps[i].added + steps[i].removed + steps[i].changed + steps[i].renamed,
+        known[i].added + known[i].removed + known[i].changed +
+            known[i].renamed);
   }
 }
 

@@ -150,9 +150,9 @@ TEST(ModuleFilesTest, DottedNamesAndSameIdsOfOtherRunsStayApart) {
                     {"module_0005.a.b.0001.opt.after_x.before_y.txt", "pass"},
                     {"module_0005.a.b.ir-no-opt.ll", "llvm-ir"},
                 }));
-  EXPECT_EQ(KindsOf(dir.path() / "module_0005.a.before_optimizations.txt")
-                .size(),
-            1u);
+  EXPECT_EQ(
+      KindsOf(dir.path() / "module_0005.a.before_optimizations.txt").size(),
+      1u);
   // Two timestamped runs of one module: two histories.
   WriteFile(dir.path() / "111.module_0006.f.before_optimizations.txt",
             Hlo("f"));

@@ -33,12 +33,11 @@ class HistoryTest : public ::testing::Test {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
   void Open(size_t step) {
-    h_.Notify("textDocument/didOpen",
-              {{"textDocument",
-                {{"uri", Uri(step)},
-                 {"languageId", "hlo"},
-                 {"version", 1},
-                 {"text", Text(step)}}}});
+    h_.Notify("textDocument/didOpen", {{"textDocument",
+                                        {{"uri", Uri(step)},
+                                         {"languageId", "hlo"},
+                                         {"version", 1},
+                                         {"text", Text(step)}}}});
   }
   // The hover markdown at the first occurrence of `needle` in the dump.
   std::string HoverAt(size_t step, const std::string& needle) {
@@ -66,8 +65,8 @@ TEST_F(HistoryTest, ModuleFilesListEveryKindInHistoryOrder) {
   ASSERT_EQ(files.size(), known_.size() + 2) << files.dump();
   for (size_t i = 0; i < known_.size(); ++i) {
     EXPECT_EQ(files[i]["uri"], Uri(i));
-    EXPECT_EQ(files[i]["kind"], i == 0 || i + 1 == known_.size() ? "stage"
-                                                                  : "pass");
+    EXPECT_EQ(files[i]["kind"],
+              i == 0 || i + 1 == known_.size() ? "stage" : "pass");
   }
   EXPECT_EQ(files[2]["step"], 1);
   EXPECT_EQ(files[known_.size()]["kind"], "proto");
@@ -89,9 +88,9 @@ TEST_F(HistoryTest, PreviousAndNextPassWalkTheHistory) {
   // The other module in the folder is not this one's neighbour.
   Json other = h_.Command(
       "hlo.nextPass",
-      {{"uri", PathToUri((dir_.path() /
-                          "module_0008.other.before_optimizations.txt")
-                             .string())}});
+      {{"uri",
+        PathToUri((dir_.path() / "module_0008.other.before_optimizations.txt")
+                      .string())}});
   EXPECT_TRUE(other["result"].is_null()) << other.dump();
 }
 
@@ -121,8 +120,8 @@ TEST_F(HistoryTest, DiffLinksBothSidesOfEachEntry) {
   EXPECT_TRUE(renamed["result"]["changed"].empty()) << renamed.dump();
   // Bad arguments are errors, not crashes.
   EXPECT_TRUE(h_.Command("hlo.diff", {{"uri", Uri(1)}}).contains("error"));
-  EXPECT_TRUE(h_.Command("hlo.diff", {{"uri", Uri(1)},
-                                      {"otherUri", Uri(1) + ".missing"}})
+  EXPECT_TRUE(h_.Command("hlo.diff",
+                         {{"uri", Uri(1)}, {"otherUri", Uri(1) + ".missing"}})
                   .contains("error"));
 }
 
@@ -171,8 +170,7 @@ TEST_F(HistoryTest, HoverSaysWhichPassAddedAndLastChangedAnInstruction) {
             std::string::npos)
       << fused;
   std::string layout = HoverAt(last, "%out =");
-  EXPECT_NE(layout.find("last changed by `layout` (step 5)"),
-            std::string::npos)
+  EXPECT_NE(layout.find("last changed by `layout` (step 5)"), std::string::npos)
       << layout;
   // Not a dump of a module with a history: no such line.
   const fs::path loose = dir_.path() / "loose.hlo";
@@ -181,9 +179,9 @@ TEST_F(HistoryTest, HoverSaysWhichPassAddedAndLastChangedAnInstruction) {
                    {{"textDocument", {{"uri", PathToUri(loose.string())}}},
                     {"position", {{"line", 11}, {"character", 4}}}});
   ASSERT_TRUE(r["result"].is_object()) << r.dump();
-  EXPECT_EQ(r["result"]["contents"]["value"].get<std::string>().find(
-                "Pass history"),
-            std::string::npos);
+  EXPECT_EQ(
+      r["result"]["contents"]["value"].get<std::string>().find("Pass history"),
+      std::string::npos);
 }
 
 }  // namespace
