@@ -472,7 +472,8 @@ async function workspaceTests() {
     const caps = s.init.capabilities;
     check('workspace: executeCommand lists the contract commands',
       JSON.stringify(caps.executeCommandProvider && caps.executeCommandProvider.commands) ===
-      JSON.stringify(['hlo.convertToText', 'hlo.exportProto', 'hlo.replay', 'hlo.compare', 'hlo.moduleFiles', 'hlo.search']),
+      JSON.stringify(['hlo.convertToText', 'hlo.exportProto', 'hlo.replay', 'hlo.compare', 'hlo.moduleFiles', 'hlo.search',
+        'hlo.diff', 'hlo.previousPass', 'hlo.nextPass']),
       caps.executeCommandProvider);
     check('workspace: symbol, codeAction and codeLens providers',
       caps.workspaceSymbolProvider && caps.codeActionProvider && caps.codeLensProvider, caps);
@@ -499,8 +500,17 @@ async function workspaceTests() {
       files[1].uri === afterUri, files);
     const doc = s.open(after);
     const lens = await s.req(P.CodeLensRequest.type, { textDocument: td(doc) });
-    check('codeLens: other stages on the HloModule line', lens && lens.length === 1 && lens[0].range.start.line === 0 &&
+    check('codeLens: other stages on the HloModule line', lens && lens.length === 3 && lens[0].range.start.line === 0 &&
       lens[0].command.command === 'hlo.moduleFiles' && /before_optimizations/.test(lens[0].command.title), lens);
+    check('codeLens: previous pass and diff with it, no next at the last stage',
+      lens && lens[1].command.command === 'hlo.previousPass' && lens[2].command.command === 'hlo.diff' &&
+      lens[2].command.arguments[0].uri === pathToFileURL(before).href &&
+      lens[2].command.arguments[0].otherUri === afterUri, lens);
+    const back = await s.req(P.ExecuteCommandRequest.type, { command: 'hlo.previousPass', arguments: [{ uri: afterUri }] });
+    check('hlo.previousPass: the stage before', back && back.uri === pathToFileURL(before).href, back);
+    const diff = await s.req(P.ExecuteCommandRequest.type, lens[2].command);
+    check('hlo.diff: through the lens, both sides named', diff && diff.a === pathToFileURL(before).href &&
+      diff.b === afterUri && Array.isArray(diff.changed), diff);
     const def = await s.req(P.DefinitionRequest.type, { textDocument: td(doc), position: posOf(doc, lineOf(doc, 'to_apply'), 'ws_helper') });
     check('definition: computation from another dump of the module', def && def.length === 1 &&
       def[0].uri === pathToFileURL(before).href && def[0].range.start.line === 2, def);
@@ -529,7 +539,10 @@ async function workspaceTests() {
     check('hlo.search: search --json objects', Array.isArray(search) && search[0] && search[0].name === 'ws_helper' &&
       search[0].kind === 'computation' && search[0].path === before && 'opcode' in search[0], search);
     const mf = await exec('hlo.moduleFiles', { uri: afterUri });
-    check('hlo.moduleFiles: same as the request', JSON.stringify(mf) === JSON.stringify(files), mf);
+    // The proto converted above has joined the module's files since.
+    check('hlo.moduleFiles: same as the request, plus the new proto',
+      JSON.stringify(mf.filter(f => f.kind !== 'proto')) === JSON.stringify(files) &&
+      mf.some(f => f.kind === 'proto'), mf);
 
     const gpu = await exec('hlo.replay', { uri: pathToFileURL(before).href, platform: 'gpu' }).then(() => null, e => e.message);
     check('hlo.replay gpu: an error', /^no GPU: /.test(gpu || ''), gpu);
