@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <thread>
@@ -91,12 +92,24 @@ std::vector<TimelineStep> BuildTimeline(
                           ? options.threads
                           : std::max(1u, std::thread::hardware_concurrency());
   const size_t window = std::max<size_t>(2, 2 * static_cast<size_t>(threads));
+  // Sizes bound a window too: 100 MB dumps go two at a time (a parse holds
+  // a few times its text), small ones `window` at a time.
+  std::vector<uint64_t> sizes(dumps.size(), 0);
+  for (size_t i = 0; i < dumps.size(); ++i) {
+    std::error_code error;
+    uintmax_t size = std::filesystem::file_size(dumps[i].path, error);
+    if (!error) sizes[i] = size;
+  }
   std::vector<TimelineStep> steps(dumps.size());
   DiffOptions diff_options;
   diff_options.metadata = options.metadata;
   std::shared_ptr<Loaded> base;  // the last dump read: the next one's base
-  for (size_t begin = 0; begin < dumps.size(); begin += window) {
-    const size_t end = std::min(dumps.size(), begin + window);
+  for (size_t begin = 0, end = 0; begin < dumps.size(); begin = end) {
+    uint64_t bytes = 0;
+    for (end = begin; end < dumps.size() && end - begin < window; ++end) {
+      if (end - begin >= 2 && bytes + sizes[end] > options.window_bytes) break;
+      bytes += sizes[end];
+    }
     std::vector<std::shared_ptr<Loaded>> loaded(end - begin);
     ParallelFor(loaded.size(), threads, [&](size_t i) {
       loaded[i] = std::make_shared<Loaded>();

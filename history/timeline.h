@@ -33,6 +33,8 @@ struct TimelineOptions {
   bool keep_diffs = false;
   bool metadata = false;  // DiffOptions::metadata
   int threads = 0;        // 0: the hardware's
+  // The bytes of dumps read and parsed at once (at least two dumps).
+  uint64_t window_bytes = uint64_t{256} << 20;
 };
 
 // `dumps` are HLO text files in history order (index::HloTextHistory).
