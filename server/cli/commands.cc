@@ -18,6 +18,7 @@ constexpr Subcommand kSubcommands[] = {
     {"outline", "list modules and computations", RunOutline},
     {"convert", "convert XLA HLO protos to text and back", RunConvert},
     {"search", "find symbols in HLO files under folders", RunSearch},
+    {"diff", "compare two modules: added, removed, renamed, changed", RunDiff},
     {"replay", "run a module (CPU or GPU) with fake or given arguments",
      RunReplay},
 };
