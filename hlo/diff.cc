@@ -192,8 +192,8 @@ class Differ {
       exact[Key(a_, i, /*b_side=*/false, true)].ids.push_back(i);
       loose[Key(a_, i, /*b_side=*/false, false)].ids.push_back(i);
     }
-    // Exact keys first everywhere, so that `constant(1)` pairs with
-    // `constant(1)` before a looser key hands it `constant(2)`.
+    // Exact keys first everywhere, so that a `fusion(x), calls=c1` pairs
+    // with its equal before the loose key hands it the one calling c2.
     for (bool allow_loose : {false, true}) {
       std::vector<Id> queue;
       for (Id i = b.instructions.begin; i < b.instructions.end(); ++i) {

@@ -21,6 +21,7 @@ constexpr Subcommand kSubcommands[] = {
     {"replay", "run a module (CPU or GPU) with fake or given arguments",
      RunReplay},
     {"files", "list the files XLA wrote for a module", RunFiles},
+    {"diff", "compare two modules: added, removed, renamed, changed", RunDiff},
     {"passes", "the pass timeline of a module: what each pass changed",
      RunPasses},
 };

@@ -38,6 +38,7 @@ int RunOutline(int argc, char** argv);  // outline.cc
 int RunConvert(int argc, char** argv);  // convert.cc
 int RunSearch(int argc, char** argv);   // search.cc
 int RunReplay(int argc, char** argv);   // replay.cc
+int RunDiff(int argc, char** argv);     // diff.cc
 int RunFiles(int argc, char** argv);    // files.cc
 int RunPasses(int argc, char** argv);   // passes.cc
 

@@ -144,16 +144,24 @@ TEST(DiffTest, ChainOfRenamesPairsThroughTheMatch) {
 // The B file lists the users before their operands: pairing still finds
 // the chain (users are retried once an operand pairs).
 TEST(DiffTest, RenamesPairInAnyTextOrder) {
-  std::string b = Rename(Rename(kModule, "neg", "n2"), "f", "f2");
+  std::string b =
+      Rename(Rename(Rename(kModule, "neg", "n2"), "f", "f2"), "t", "t2");
   std::string neg_line =
       "  %n2 = f32[8]{0} negate(f32[8]{0} %a), "
       "metadata={op_name=\"jit(f)/neg\" "
       "source_file=\"f.py\" source_line=3}\n";
-  b = Replace(b, neg_line, "");
-  b = Replace(b, "  %dead =", neg_line + "  %dead =");
+  std::string f_line =
+      "  %f2 = f32[8]{0} fusion(f32[8]{0} %n2, f32[8]{0} %b), kind=kLoop, "
+      "calls=%fused\n";
+  std::string t_line =
+      "  %t2 = f32[8,2]{1,0} broadcast(f32[8]{0} %f2), dimensions={0}\n";
+  // B lists the chain a -> n2 -> f2 -> t2 backwards: t2, f2, n2.
+  b = Replace(Replace(Replace(b, neg_line, ""), f_line, ""), t_line, "");
+  b = Replace(b, "  %dead =", t_line + f_line + neg_line + "  %dead =");
   std::unique_ptr<ParsedFile> file_a = Parse(kModule), file_b = Parse(b);
   std::vector<std::string> lines = Lines(DiffModules(*file_a, *file_b));
-  EXPECT_THAT(lines, ElementsAre("> main f f2", "> main neg n2"));
+  EXPECT_THAT(lines,
+              ElementsAre("> main t t2", "> main f f2", "> main neg n2"));
 }
 
 TEST(DiffTest, DeletedInstructionIsRemovedWithItsLineInA) {
