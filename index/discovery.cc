@@ -36,12 +36,6 @@ void SortPaths(std::vector<fs::path>* paths) {
       });
 }
 
-bool IsTextDump(const DumpFileName& d) {
-  return d.module_id >= 0 &&
-         (d.kind == DumpKind::kStage || d.kind == DumpKind::kPassDump ||
-          d.kind == DumpKind::kPassStep);
-}
-
 }  // namespace
 
 DiscoveryResult DiscoverFiles(const fs::path& root, size_t max_depth) {
@@ -89,42 +83,6 @@ DiscoveryResult DiscoverFiles(const fs::path& root, size_t max_depth) {
     }
     if (!IsCandidateByName(name)) continue;
     if (entry.is_regular_file(type_ec)) result.files.push_back(entry.path());
-  }
-  SortPaths(&result.files);
-  return result;
-}
-
-DiscoveryResult DiscoverDumpSiblings(const fs::path& file, size_t max_entries) {
-  DiscoveryResult result;
-  const std::string self_name = file.filename().string();
-  if (!IsCandidateByName(self_name)) return result;
-  const DumpFileName self = ParseDumpFileName(self_name);
-  if (!IsTextDump(self)) return result;
-  const fs::path folder = file.parent_path();
-  std::error_code ec;
-  fs::directory_iterator it(folder,
-                            fs::directory_options::skip_permission_denied, ec);
-  if (ec) {
-    result.warnings.push_back(folder.string() + ": " + ec.message());
-    return result;
-  }
-  size_t seen = 0;
-  for (fs::directory_iterator end; it != end; it.increment(ec)) {
-    if (ec) {
-      result.warnings.push_back(folder.string() + ": " + ec.message());
-      break;
-    }
-    if (++seen > max_entries) {
-      result.warnings.push_back(folder.string() + ": listing stopped after " +
-                                std::to_string(max_entries) + " entries");
-      break;
-    }
-    const std::string name = it->path().filename().string();
-    if (!IsCandidateByName(name)) continue;
-    const DumpFileName dump = ParseDumpFileName(name);
-    if (!IsTextDump(dump) || dump.module_id != self.module_id) continue;
-    std::error_code type_ec;
-    if (it->is_regular_file(type_ec)) result.files.push_back(it->path());
   }
   SortPaths(&result.files);
   return result;

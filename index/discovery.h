@@ -19,15 +19,6 @@ struct DiscoveryResult {
 DiscoveryResult DiscoverFiles(const std::filesystem::path& root,
                               size_t max_depth = 64);
 
-// The candidate files in `file`'s own folder (not below it) whose dump
-// names give the same module id as `file`'s, `file` among them when it is
-// there; nothing when `file`'s name is not an HLO text dump name. Reads at
-// most `max_entries` entries of the folder (a warning says when it
-// stopped): for a file outside the indexed folders, whose folder may be
-// /tmp or /etc and is not ours to walk. `file` should be absolute.
-DiscoveryResult DiscoverDumpSiblings(const std::filesystem::path& file,
-                                     size_t max_entries = 10000);
-
 }  // namespace hlo::index
 
 #endif  // HLO_LSP_INDEX_DISCOVERY_H_

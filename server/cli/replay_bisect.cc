@@ -1,16 +1,15 @@
 #include "server/cli/replay_bisect.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "exec/evaluator.h"
 #include "exec/strings.h"
-#include "index/discovery.h"
-#include "index/siblings.h"
+#include "index/module_files.h"
 #include "server/cli/commands.h"
 #include "server/cli/replay_module.h"
 
@@ -18,10 +17,10 @@ namespace hlo_lsp::cli {
 namespace {
 
 using hlo::exec::Cat;
-using hlo::index::ModuleFile;
+using hlo::index::DumpFile;
 
 // What a dump is, for one line: its step and pass, or its stage.
-std::string Label(const ModuleFile& f) {
+std::string Label(const DumpFile& f) {
   const hlo::index::DumpFileName& d = f.dump;
   if (!d.after_pass.empty()) {
     return Cat(d.step >= 0 ? Cat("step ", d.step, " ") : "", "after ",
@@ -32,41 +31,40 @@ std::string Label(const ModuleFile& f) {
   return std::filesystem::path(f.path).filename().string();
 }
 
-// The module's dumps: the file's siblings, or the one module of a folder.
-absl::StatusOr<std::vector<ModuleFile>> DumpsOf(const std::string& target) {
+struct ModuleDumps {
+  std::string module_name;
+  std::vector<DumpFile> dumps;  // stages and pass dumps, in history order
+};
+
+// The module's dumps (index/module_files.h): the file's module, or the one
+// module of a folder.
+absl::StatusOr<ModuleDumps> DumpsOf(const std::string& target) {
   std::error_code ec;
-  std::string file = target;
   if (std::filesystem::is_directory(target, ec)) {
-    hlo::index::DiscoveryResult found =
-        hlo::index::DiscoverFiles(target, /*max_depth=*/0);
-    std::vector<ModuleFile> first;
-    std::set<std::string> in_first;
-    for (const auto& path : found.files) {
-      const std::string normal =
-          std::filesystem::absolute(path, ec).lexically_normal().string();
-      if (in_first.count(normal) > 0) continue;
-      std::vector<ModuleFile> module = hlo::index::SiblingModuleFiles(normal);
-      if (module.empty()) continue;  // not HLO text
-      if (!first.empty()) {
-        return absl::InvalidArgumentError(
-            Cat(target,
-                " holds the dumps of more than one module: give one of its "
-                "files, e.g. ",
-                first.front().path));
-      }
-      first = std::move(module);
-      for (const ModuleFile& f : first) in_first.insert(f.path);
-    }
-    if (first.empty()) {
+    std::vector<hlo::index::ModuleDumpFiles> modules =
+        hlo::index::ModulesInFolder(target);
+    if (modules.empty()) {
       return absl::InvalidArgumentError(target + ": no HLO dump of a module");
     }
-    return first;
+    if (modules.size() > 1) {
+      return absl::InvalidArgumentError(
+          Cat(target,
+              " holds the dumps of more than one module: give one of its "
+              "files, e.g. ",
+              hlo::index::HloTextHistory(modules[0]).front().path));
+    }
+    return ModuleDumps{modules[0].module_name,
+                       hlo::index::HloTextHistory(modules[0])};
   }
-  std::vector<ModuleFile> module = hlo::index::SiblingModuleFiles(file);
-  if (module.empty()) {
-    return absl::InvalidArgumentError(file + ": not an HLO text dump");
+  hlo::index::ModuleDumpFiles module = hlo::index::ModuleFilesOfPath(target);
+  ModuleDumps out{module.module_name, hlo::index::HloTextHistory(module)};
+  const std::string self = std::filesystem::path(target).filename().string();
+  if (std::none_of(out.dumps.begin(), out.dumps.end(), [&](const DumpFile& f) {
+        return std::filesystem::path(f.path).filename() == self;
+      })) {
+    return absl::InvalidArgumentError(target + ": not an HLO text dump");
   }
-  return module;
+  return out;
 }
 
 int ExitFor(const hlo::exec::ReplayResult& r) {
@@ -76,12 +74,13 @@ int ExitFor(const hlo::exec::ReplayResult& r) {
 }  // namespace
 
 int RunBisect(const ReplayFlags& flags, const hlo::exec::ReplayOptions& base) {
-  absl::StatusOr<std::vector<ModuleFile>> dumps = DumpsOf(flags.bisect);
-  if (!dumps.ok()) {
+  absl::StatusOr<ModuleDumps> module = DumpsOf(flags.bisect);
+  if (!module.ok()) {
     std::fprintf(stderr, "hlo-lsp replay: %s\n",
-                 std::string(dumps.status().message()).c_str());
+                 std::string(module.status().message()).c_str());
     return kExitUsage;
   }
+  const std::vector<DumpFile>* dumps = &module->dumps;
   if (dumps->size() < 2) {
     std::fprintf(stderr,
                  "hlo-lsp replay: %s: only one dump of this module, nothing "
@@ -89,14 +88,13 @@ int RunBisect(const ReplayFlags& flags, const hlo::exec::ReplayOptions& base) {
                  flags.bisect.c_str());
     return kExitNo;
   }
-  const ModuleFile& first = dumps->front();
   std::printf("bisect: %zu dumps of module %s, fake data, seed %u\n",
-              dumps->size(), first.module_name.c_str(), flags.seed);
+              dumps->size(), module->module_name.c_str(), flags.seed);
   hlo::exec::ReplayOptions options = base;
   hlo::exec::ReplayResult reference;
   std::vector<std::string> signature;
   for (size_t k = 0; k < dumps->size(); ++k) {
-    const ModuleFile& dump = (*dumps)[k];
+    const DumpFile& dump = (*dumps)[k];
     absl::StatusOr<ParsedModule> parsed = ReadModuleFile(dump.path);
     if (!parsed.ok()) {
       std::fprintf(stderr, "hlo-lsp replay: %s\n",
@@ -140,7 +138,7 @@ int RunBisect(const ReplayFlags& flags, const hlo::exec::ReplayOptions& base) {
       continue;
     }
     std::printf("first difference: %s (%s), against %s\n", Label(dump).c_str(),
-                dump.path.c_str(), first.path.c_str());
+                dump.path.c_str(), dumps->front().path.c_str());
     if (k > 1) {
       std::printf("  the dump before it: %s\n", (*dumps)[k - 1].path.c_str());
     }

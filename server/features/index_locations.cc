@@ -65,13 +65,6 @@ Location IndexLocation(const hlo::index::SymbolMatch& m, bool utf16) {
                         {line, static_cast<uint32_t>(end)}}};
 }
 
-std::vector<hlo::index::ModuleFile> ModuleFilesOf(
-    const hlo::index::WorkspaceIndex& index, const std::string& path) {
-  std::vector<hlo::index::ModuleFile> files = index.ModuleFiles(path);
-  if (files.empty()) files = hlo::index::SiblingModuleFiles(path);
-  return files;
-}
-
 std::string NormalPath(const std::string& path) {
   return fs::absolute(path).lexically_normal().string();
 }

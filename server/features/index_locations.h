@@ -1,13 +1,12 @@
 // From the workspace index to the protocol: symbol kinds, locations in the
-// client's position encoding, and a module's files. Shared by the workspace
-// features (workspace symbols, search, module files, cross-file definition).
+// client's position encoding. Shared by the workspace features (workspace
+// symbols, search, module files, cross-file definition).
 #ifndef HLO_LSP_SERVER_FEATURES_INDEX_LOCATIONS_H_
 #define HLO_LSP_SERVER_FEATURES_INDEX_LOCATIONS_H_
 
 #include <string>
 #include <vector>
 
-#include "index/siblings.h"
 #include "index/workspace_index.h"
 #include "server/protocol.h"
 #include "server/protocol_workspace.h"
@@ -21,13 +20,6 @@ int LspSymbolKind(hlo::index::SymbolKind kind);
 // index keeps bytes; the line is read only when it holds non-ASCII bytes
 // before the symbol).
 Location IndexLocation(const hlo::index::SymbolMatch& match, bool utf16);
-
-// The module files the index groups with `path`; when it has none (not
-// indexed yet, or outside the folders) the same module's dump files beside
-// it in its own folder, listed (boundedly, not below it) but not indexed:
-// files outside the workspace never enter the index or workspace/symbol.
-std::vector<hlo::index::ModuleFile> ModuleFilesOf(
-    const hlo::index::WorkspaceIndex& index, const std::string& path);
 
 // `path` made absolute and normal, as the index and URIs hold it.
 std::string NormalPath(const std::string& path);

@@ -10,6 +10,7 @@
 
 #include "base/whole_file.h"
 #include "hlo/query.h"
+#include "index/module_files.h"
 #include "index/scanner.h"
 #include "server/features/features.h"
 #include "server/features/index_locations.h"
@@ -94,26 +95,36 @@ std::vector<Location> DefinitionElsewhere(hlo::index::WorkspaceIndex& index,
   std::string path = UriToPath(snap.uri);
   if (path.empty() || name.empty()) return out;
   const std::string self = NormalPath(path);
-  std::vector<hlo::index::ModuleFile> files = index.ModuleFiles(path);
-  const bool indexed = !files.empty();
-  if (!indexed) files = hlo::index::SiblingModuleFiles(path);
+  // The module's other stage and pass dumps, from its folder's listing.
   std::vector<std::string> others;
-  for (const hlo::index::ModuleFile& f : files) {
-    std::string p = NormalPath(f.path);
-    if (p != self) others.push_back(p);
+  for (const hlo::index::DumpFile& f :
+       hlo::index::HloTextHistory(hlo::index::ModuleFilesOfPath(self))) {
+    if (f.path != self) others.push_back(f.path);
   }
   if (others.empty()) return out;
   const bool utf16 = snap.unit == hlo::ColumnUnit::kUtf16CodeUnits;
-  if (!indexed) return ScanForComputation(others, name, utf16);
+  // The index answers for what it holds; the files it does not hold yet
+  // (outside the workspace, or during the first indexing) are scanned.
   auto matches = index.Query("kind:computation " + name, 0);
-  if (!matches.ok()) return out;
-  for (const hlo::index::SymbolMatch& m : *matches) {
-    if (m.name != name) continue;
-    if (std::find(others.begin(), others.end(), m.absolute_path) ==
-        others.end())
-      continue;
-    out.push_back(IndexLocation(m, utf16));
+  if (matches.ok()) {
+    for (const hlo::index::SymbolMatch& m : *matches) {
+      if (m.name != name) continue;
+      if (std::find(others.begin(), others.end(), m.absolute_path) ==
+          others.end())
+        continue;
+      out.push_back(IndexLocation(m, utf16));
+    }
   }
+  if (!out.empty()) return out;
+  std::vector<std::string> unindexed;
+  std::vector<hlo::index::ModuleFile> indexed = index.ModuleFiles(self);
+  for (const std::string& other : others) {
+    if (std::none_of(indexed.begin(), indexed.end(),
+                     [&](const auto& f) { return f.path == other; })) {
+      unindexed.push_back(other);
+    }
+  }
+  return ScanForComputation(unindexed, name, utf16);
   return out;
 }
 

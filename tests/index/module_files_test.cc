@@ -183,5 +183,26 @@ TEST(ModuleFilesTest, AFileThatIsNoDumpIsItsOwnModule) {
             1u);
 }
 
+TEST(ModuleFilesTest, TheListingIsFlatAndBounded) {
+  TempDir dir;
+  const std::filesystem::path& d = dir.path();
+  WriteFile(d / "module_0001.foo.before_optimizations.txt", Hlo("foo"));
+  WriteFile(d / "module_0001.foo.after_optimizations.txt", Hlo("foo"));
+  WriteFile(d / "module_0002.bar.before_optimizations.txt", Hlo("bar"));
+  WriteFile(d / "sub" / "module_0001.foo.0001.p.after_a.before_b.txt",
+            Hlo("foo"));
+  const std::filesystem::path self =
+      d / "module_0001.foo.after_optimizations.txt";
+  std::vector<DumpFile> history = HloTextHistory(ModuleFilesOfPath(self));
+  ASSERT_EQ(history.size(), 2u);  // not the other module, not sub/
+  EXPECT_EQ(history[0].path, (d / "module_0001.foo.before_optimizations.txt"));
+  EXPECT_EQ(history[1].path, self);
+  // A folder with more entries than allowed (/tmp, a home folder): the
+  // listing stops; the file still lists itself.
+  ModuleDumpFiles bounded = ModuleFilesOfPath(self.string(), 1);
+  EXPECT_GE(bounded.files.size(), 1u);
+  EXPECT_LE(bounded.files.size(), 1u);
+}
+
 }  // namespace
 }  // namespace hlo::index

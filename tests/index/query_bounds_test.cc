@@ -140,37 +140,6 @@ TEST(QueryBoundsTest, AControlThatNeverStopsChangesNothing) {
   }
 }
 
-TEST(QueryBoundsTest, SiblingListingIsFlatAndBounded) {
-  TempDir dir;
-  const fs::path& d = dir.path();
-  const std::string text = MakeModule("foo", 1, 3, 1);
-  WriteFile(d / "module_0001.foo.before_optimizations.txt", text);
-  WriteFile(d / "module_0001.foo.after_optimizations.txt", text);
-  WriteFile(d / "module_0001.foo.after_optimizations-buffer-assignment.txt",
-            "x");
-  WriteFile(d / "module_0002.bar.before_optimizations.txt", text);
-  WriteFile(d / "notes.txt", text);
-  WriteFile(d / "sub" / "module_0001.foo.after_optimizations.txt", text);
-  const fs::path self = d / "module_0001.foo.after_optimizations.txt";
-
-  DiscoveryResult found = DiscoverDumpSiblings(self);
-  ASSERT_EQ(found.files.size(), 2u);
-  EXPECT_EQ(found.files[0], self);
-  EXPECT_EQ(found.files[1], d / "module_0001.foo.before_optimizations.txt");
-  EXPECT_TRUE(found.warnings.empty());
-
-  // Not a dump name (e.g. /etc/passwd): the folder is not even listed.
-  EXPECT_TRUE(DiscoverDumpSiblings(d / "notes.txt").files.empty());
-  EXPECT_TRUE(DiscoverDumpSiblings(d / "passwd").files.empty());
-
-  // A folder with more entries than allowed: the listing stops, and says so.
-  DiscoveryResult bounded = DiscoverDumpSiblings(self, 2);
-  EXPECT_LE(bounded.files.size(), 2u);
-  ASSERT_EQ(bounded.warnings.size(), 1u);
-  EXPECT_NE(bounded.warnings[0].find("stopped after 2 entries"),
-            std::string::npos);
-}
-
 TEST(QueryBoundsTest, CliSearchRefusesAHugeQueryWithExit2) {
   const std::string binary = HLO_LSP_BINARY;
   if (!fs::exists(binary)) GTEST_SKIP() << "no hlo-lsp at " << binary;
