@@ -20,17 +20,7 @@ trap 'rm -f "$list"' EXIT
 # HLO text dumps only; the .ll/.ptx/report neighbours are not HLO.
 find "$dump" -type f -name '*.txt' ! -name '*-buffer-assignment.txt' \
   ! -name '*-memory-usage-report.txt' | sort >"$list"
-median() {  # COMMAND...: median wall seconds of 5 runs
-  local times=()
-  for _ in 1 2 3 4 5; do
-    local start end
-    start=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || true
-    end=$(date +%s%N)
-    times+=($(( (end - start) / 1000 )))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
-}
+source "$root/bench/lib.sh"  # median
 files=$(wc -l <"$list")
 bytes=$(xargs -a "$list" -d '\n' cat | wc -c)
 check_us=$(median xargs -a "$list" -d '\n' "$binary" check)

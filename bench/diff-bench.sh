@@ -14,17 +14,7 @@ corpus=${HLO_LSP_CORPUS:-$root/../shared/corpus}
 command -v perl >/dev/null || { echo "diff-bench: needs perl"; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-median() {  # COMMAND...: median wall microseconds of 5 runs
-  local times=()
-  for _ in 1 2 3 4 5; do
-    local start end
-    start=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || true
-    end=$(date +%s%N)
-    times+=($(((end - start) / 1000)))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
-}
+source "$root/bench/lib.sh"  # median
 # The two largest HLO text files listed (protos and text protos left out).
 models=$(awk -F'\t' 'NR > 1 && $1 !~ /\.(pb|pb\.gz|pbtxt)$/ { print $2 "\t" $1 }' \
   "$corpus/INDEX.tsv" | sort -rn | awk -F"\t" 'NR <= 2 { print $2 }')

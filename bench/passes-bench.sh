@@ -33,17 +33,7 @@ for step in range(count):
     write(f'module_0001.bench.{step:04d}.p.after_pass{step}.before_pass{step+1}.txt',
           text)
 PY
-median() {  # COMMAND...: median wall microseconds of 5 runs
-  local times=()
-  for _ in 1 2 3 4 5; do
-    local start end
-    start=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || true
-    end=$(date +%s%N)
-    times+=($(( (end - start) / 1000 )))
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
-}
+source "$root/bench/lib.sh"  # median
 first=$dir/module_0001.bench.before_optimizations.txt
 bytes=$(cat "$dir"/*.txt | wc -c)
 passes_us=$(median "$binary" passes "$first")

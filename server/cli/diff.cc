@@ -14,6 +14,7 @@
 #include "hlo/parser.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/simple_args.h"
 #include "server/common/file_reader.h"
 #include "server/common/proto_files.h"
 
@@ -177,27 +178,13 @@ int RunDiff(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  bool json = false;
+  std::optional<SimpleArgs> args = ParseSimpleArgs(
+      argc, argv, "diff", kUsage, {"--json", "--metadata"}, {}, 2, 2);
+  if (!args) return kExitUsage;
+  const std::vector<std::string>& paths = args->operands;
+  const bool json = args->has("--json");
   hlo::DiffOptions options;
-  std::vector<std::string> paths;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--metadata") {
-      options.metadata = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "hlo-lsp diff: unknown option '%s'\n%s", argv[i],
-                   kUsage);
-      return kExitUsage;
-    } else {
-      paths.emplace_back(arg);
-    }
-  }
-  if (paths.size() != 2) {
-    std::fputs(kUsage, stderr);
-    return kExitUsage;
-  }
+  options.metadata = args->has("--metadata");
   Input a, b;
   if (!Load(paths[0], &a) || !Load(paths[1], &b)) return kExitUsage;
   PrintErrors(paths[0], *a.file);

@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
 #include "server/cli/path_escape.h"
+#include "server/cli/simple_args.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -67,26 +68,11 @@ int RunFiles(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  bool json = false;
-  std::string path;
-  int given = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "hlo-lsp files: unknown option '%s'\n%s", argv[i],
-                   kUsage);
-      return kExitUsage;
-    } else {
-      path = arg;
-      ++given;
-    }
-  }
-  if (given != 1) {
-    std::fputs(kUsage, stderr);
-    return kExitUsage;
-  }
+  std::optional<SimpleArgs> args =
+      ParseSimpleArgs(argc, argv, "files", kUsage, {"--json"}, {}, 1, 1);
+  if (!args) return kExitUsage;
+  const std::string& path = args->operands[0];
+  const bool json = args->has("--json");
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     const bool missing = ::stat(path.c_str(), &st) != 0;

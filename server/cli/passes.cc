@@ -14,6 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
 #include "server/cli/path_escape.h"
+#include "server/cli/simple_args.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -152,30 +153,12 @@ int RunPasses(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  bool json = false;
-  std::string path, module_name;
-  int given = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg == "--module" && i + 1 < argc) {
-      module_name = argv[++i];
-    } else if (arg.starts_with("--module=")) {
-      module_name = std::string(arg.substr(9));
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "hlo-lsp passes: unknown option '%s'\n%s", argv[i],
-                   kUsage);
-      return kExitUsage;
-    } else {
-      path = arg;
-      ++given;
-    }
-  }
-  if (given != 1) {
-    std::fputs(kUsage, stderr);
-    return kExitUsage;
-  }
+  std::optional<SimpleArgs> args = ParseSimpleArgs(
+      argc, argv, "passes", kUsage, {"--json"}, {"--module"}, 1, 1);
+  if (!args) return kExitUsage;
+  const std::string& path = args->operands[0];
+  const std::string module_name = args->value("--module");
+  const bool json = args->has("--json");
   std::optional<hlo::index::ModuleDumpFiles> module =
       PickModule(path, module_name);
   if (!module) return kExitUsage;
