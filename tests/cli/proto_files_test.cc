@@ -103,6 +103,26 @@ TEST(CliProtoTest, AGarbageProtoIsAnErrorNotACrash) {
   }
 }
 
+TEST(CliProtoTest, SearchFindsSymbolsOfAProtoAtTextViewPositions) {
+  CliRunner cli;
+  WriteProtos(cli);
+  ASSERT_EQ(Shell(cli, "mkdir d && mv m.hlo.pb d/ && echo ok"), "ok\n");
+  const std::string view = cli.Run("convert d/m.hlo.pb").out;
+  RunResult r = cli.Run("search --no-cache --dir d --limit 0 zero");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The instruction's name starts after `%` in the view.
+  EXPECT_THAT(r.out, HasSubstr(PositionOf("d/m.hlo.pb", view, "zero =") +
+                               ": instruction zero\n"));
+  RunResult module = cli.Run("search --no-cache --dir d kind:module clean");
+  EXPECT_THAT(module.out, HasSubstr(PositionOf("d/m.hlo.pb", view, "clean") +
+                                    ": module clean\n"));
+  // The same positions from the cache.
+  const std::string search =
+      "env XDG_CACHE_HOME=\"$PWD/cache\" '" HLO_LSP_BINARY
+      "' search --dir d --limit 0 zero";
+  EXPECT_EQ(Shell(cli, search + " >/dev/null && " + search), r.out);
+}
+
 // XLA writes a text-format HloUnoptimizedSnapshot as `.txt` when text dumps
 // are on: replay reads it as a snapshot, module and arguments.
 constexpr char kTextSnapshot[] = R"(hlo_module {
