@@ -18,8 +18,8 @@ absl::Status ReadProtoText(const std::string& path, FileBytes* file,
   const size_t size = file->expected_size();
   if (size > kMaxProtoBytes) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        path, ": a proto of ", size >> 20, " MiB, over the index's limit of ",
-        kMaxProtoBytes >> 20,
+        path, ": a proto of ", (size + (1 << 20) - 1) >> 20,
+        " MiB, over the index's limit of ", kMaxProtoBytes >> 20,
         " MiB: not indexed ('hlo-lsp convert' turns it into text)"));
   }
   static std::mutex large;

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo/proto/convert.h"
 #include "hlo/proto/hlo.pb.h"
+#include "index/proto_text.h"
 #include "index/workspace_index.h"
 #include "test_dir.h"
 
@@ -121,6 +122,27 @@ TEST(ProtoIndexTest, ProtosAreIndexedAtTheirTextViewLines) {
   EXPECT_NE(warnings[0].find("junk.pb: not a valid HLO proto"),
             std::string::npos)
       << warnings[0];
+}
+
+// Decoding takes several times a proto's size: one over the limit is left
+// out with a warning (a sparse file: nothing is read past its head).
+TEST(ProtoIndexTest, AProtoOverTheLimitIsAWarning) {
+  TempDir dir;
+  MakeProtoDir(dir.path());
+  const fs::path huge = dir.path() / "huge.hlo.pb";
+  WriteFile(huge, ProtoOf(MakeModule("jit_huge", 1, 5, 4)));
+  fs::resize_file(huge, kMaxProtoBytes + 1);
+  WorkspaceIndex index(NoCache());
+  index.AddFolder(dir.path());
+  EXPECT_EQ(index.stats().hlo_files, 3u);
+  EXPECT_TRUE(Query(index, "kind:module jit_huge").empty());
+  bool warned = false;
+  for (const std::string& w : index.TakeWarnings()) {
+    warned |= w.find(
+                  "huge.hlo.pb: a proto of 257 MiB, over the index's "
+                  "limit of 256 MiB") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
 }
 
 TEST(ProtoIndexTest, ProtosAreCachedAndDecodedOnlyWhenChanged) {

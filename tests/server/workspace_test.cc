@@ -137,6 +137,10 @@ TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
   ASSERT_FALSE(reg.is_null());
   EXPECT_EQ(reg["params"]["registrations"][0]["method"],
             "workspace/didChangeWatchedFiles");
+  // Protos are indexed too: their changes are watched.
+  EXPECT_EQ(reg["params"]["registrations"][0]["registerOptions"]["watchers"][0]
+               ["globPattern"],
+            "**/*.{txt,hlo,pbtxt,pb,pb.gz}");
   Json create = AnswerRequest(h, "window/workDoneProgress/create", nullptr);
   ASSERT_FALSE(create.is_null());
   std::string token = create["params"]["token"];
