@@ -185,11 +185,18 @@ DumpFileName ParseDumpFileName(std::string_view file_name,
 }
 
 bool IsCandidateByName(std::string_view file_name) {
+  // Binary protos: HLO dumps and snapshots (decoded when scanned), but not
+  // profiles, which are often large and beside the dumps.
+  if (file_name.ends_with(".pb") || file_name.ends_with(".pb.gz")) {
+    return !file_name.ends_with(".xplane.pb");
+  }
   if (!(file_name.ends_with(".txt") || file_name.ends_with(".hlo") ||
         file_name.ends_with(".pbtxt"))) {
     return false;
   }
-  return !IsAuxiliaryTxt(file_name);
+  // A text-format snapshot is not a stage's text, but holds a module.
+  return !IsAuxiliaryTxt(file_name) ||
+         file_name.ends_with(".hlo_unoptimized_snapshot.txt");
 }
 
 bool LooksLikeHloText(std::string_view prefix) {

@@ -37,8 +37,10 @@ struct DumpFileName {
 DumpFileName ParseDumpFileName(std::string_view file_name,
                                std::string_view module_name_hint = {});
 
-// True when the name alone says the file can hold HLO text worth scanning
-// (.txt, .hlo, .pbtxt that are not known auxiliary dumps).
+// True when the name alone says the file can hold HLO worth scanning: .txt,
+// .hlo, .pbtxt that are not known auxiliary dumps, and protos (.pb, .pb.gz;
+// not profiles, .xplane.pb; text snapshots .hlo_unoptimized_snapshot.txt),
+// which are indexed through their text view.
 bool IsCandidateByName(std::string_view file_name);
 
 // True when the first bytes of a file look like HLO text: an `HloModule` or

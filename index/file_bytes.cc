@@ -76,12 +76,12 @@ bool FileBytes::Open(const std::string& path, FileKey* key, Buffer* buffer,
 bool FileBytes::ReadAll(ChunkCutter* cutter, std::string* error) {
   // Pieces small enough to still be in cache when they are cut.
   constexpr size_t kPiece = 256 << 10;
-  cutter->Advance(bytes_.size());
+  if (cutter != nullptr) cutter->Advance(bytes_.size());
   while (bytes_.size() < size_) {
     size_t before = bytes_.size();
     if (!ReadUpTo(std::min(size_, before + kPiece), error)) return false;
     if (bytes_.size() == before) break;  // shrank since fstat
-    cutter->Advance(bytes_.size());
+    if (cutter != nullptr) cutter->Advance(bytes_.size());
   }
   return true;
 }

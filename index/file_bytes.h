@@ -55,7 +55,8 @@ class FileBytes {
   const char* data() const { return data_; }
   size_t expected_size() const { return size_; }
 
-  // Reads the rest of the file, cutting it into chunks piece by piece.
+  // Reads the rest of the file, cutting it into chunks piece by piece (a
+  // null `cutter`: just reading, as for a proto, decoded whole).
   bool ReadAll(ChunkCutter* cutter, std::string* error);
   std::string_view bytes() const { return bytes_; }
 

@@ -28,7 +28,9 @@ namespace hlo::index {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'L', 'O', 'I', 'D', 'X', 'F', '\0'};
-constexpr uint32_t kVersion = 5;  // bump when Record or the layout changes
+// Bump when Record or the layout changes, or which files are indexed (6:
+// protos, which version 5 kept as not HLO).
+constexpr uint32_t kVersion = 6;
 
 struct Header {
   char magic[8];

@@ -6,6 +6,7 @@
 #include <shared_mutex>
 
 #include "index/file_bytes.h"
+#include "index/proto_text.h"
 #include "index/scanner.h"
 #include "index/workspace_index.h"
 #include "index/workspace_internal.h"
@@ -190,6 +191,24 @@ void WorkspaceIndex::IndexFiles(const std::vector<fs::path>& files,
             }
           }
           std::string_view bytes = file.bytes();
+          // A proto is indexed as its text view: symbols' lines are lines of
+          // that view, and its hash is the view's (a twin shares lines too).
+          ProtoText proto;
+          if (!entry->is_hlo &&
+              MaybeProto(files[i].filename().string(), bytes)) {
+            absl::Status read = ReadProtoText(key->path, &file, &proto);
+            if (read.ok()) {
+              bytes = proto.text;
+              cut = CutChunks(bytes);
+              entry->content_hash = cut.hash.first;
+              entry->content_high = cut.hash.second | 1;
+              entry->is_hlo = true;
+            } else {
+              // Kept (and cached) as not HLO unless it could not be read.
+              Warn(std::string(read.message()));
+              ok = !absl::IsUnavailable(read);
+            }
+          }
           // A byte-identical file (pass dumps often are) is not scanned
           // again: its block uses are the same.
           if (entry->is_hlo) {

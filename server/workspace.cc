@@ -92,7 +92,7 @@ void Workspace::IndexLoop() {
     watch = support_.watch_files;
   }
   if (watch && !client_->RegisterFileWatchers(
-                   {"hlo-lsp-watch", "**/*.{txt,hlo,pbtxt}"})) {
+                   {"hlo-lsp-watch", "**/*.{txt,hlo,pbtxt,pb,pb.gz}"})) {
     client_->Log(
         LogType::kInfo,
         "file watching not registered; re-checking the folders on a timer");

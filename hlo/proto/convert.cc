@@ -1,5 +1,7 @@
 #include "hlo/proto/convert.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "hlo/parser.h"
 #include "hlo/proto/decode.h"
@@ -55,6 +57,19 @@ absl::StatusOr<ProtoTextResult> ConvertTextProtoToText(
   ProtoTextResult result = PrintDecoded(&*decoded, max_bytes, options);
   result.kind += " (text format)";
   return result;
+}
+
+absl::StatusOr<ProtoTextResult> ProtoBytesToText(std::string_view bytes,
+                                                 size_t max_bytes,
+                                                 size_t max_decoded) {
+  if (!IsGzip(bytes) && !LooksLikeBinaryProto(bytes)) {
+    return ConvertTextProtoToText(bytes, max_bytes);
+  }
+  DecodeOptions decode;
+  decode.max_bytes = std::min(decode.max_bytes, max_decoded);
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes, decode);
+  if (!decoded.ok()) return decoded.status();
+  return PrintDecoded(&*decoded, max_bytes, {});
 }
 
 absl::StatusOr<std::string> ConvertTextToHloProtoBytes(std::string_view text,

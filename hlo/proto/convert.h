@@ -35,6 +35,17 @@ absl::StatusOr<ProtoTextResult> ConvertTextProtoToText(
     size_t max_bytes = std::numeric_limits<size_t>::max(),
     const PrintOptions& options = {});
 
+// The text view of a proto file's bytes: ConvertProtoFileToText for binary
+// or gzip'ed bytes, else ConvertTextProtoToText, with the default print
+// options. The one printer behind `hlo-lsp convert`, the editor's
+// hlo/protoToText, check, outline and the index, so that a line number in
+// one is the same line in the others. `max_decoded` bounds the decompressed
+// message (DecodeOptions::max_bytes).
+absl::StatusOr<ProtoTextResult> ProtoBytesToText(
+    std::string_view bytes,
+    size_t max_bytes = std::numeric_limits<size_t>::max(),
+    size_t max_decoded = std::numeric_limits<size_t>::max());
+
 // Parses HLO text and encodes its first module as a serialised HloProto
 // (an HloProto holds one module; `module_count`, when given, receives how
 // many the text has). Fails (InvalidArgument, with the first diagnostic)

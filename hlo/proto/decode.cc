@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 #include "google/protobuf/arena.h"
@@ -285,6 +286,33 @@ bool LooksLikeBinaryProto(std::string_view bytes) {
     if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f') {
       return true;
     }
+  }
+  return false;
+}
+
+bool LooksLikeHloTextProto(std::string_view text) {
+  size_t i = 0;
+  for (;;) {
+    i = text.find_first_not_of(" \t\r\n", i);
+    if (i == std::string_view::npos) return false;
+    if (text[i] != '#') break;
+    i = text.find('\n', i);
+    if (i == std::string_view::npos) return false;
+  }
+  size_t j = i;
+  while (j < text.size() && (absl::ascii_isalnum(text[j]) || text[j] == '_')) {
+    ++j;
+  }
+  if (j == i) return false;
+  const std::string field(text.substr(i, j - i));
+  j = std::min(text.find_first_not_of(" \t", j), text.size());
+  if (j == text.size() || (text[j] != '{' && text[j] != ':')) return false;
+  for (const google::protobuf::Descriptor* message :
+       {xla::HloSnapshot::descriptor(),
+        xla::HloUnoptimizedSnapshot::descriptor(), xla::HloProto::descriptor(),
+        xla::HloModuleProto::descriptor(),
+        xla::RunHloModuleIterationLiterals::descriptor()}) {
+    if (message->FindFieldByName(field) != nullptr) return true;
   }
   return false;
 }

@@ -67,6 +67,12 @@ bool LooksLikeBinaryProto(std::string_view bytes);
 // True when the first token of `bytes` is `HloModule`: HLO text, even in a
 // `.pbtxt` file (the contracts' file detection).
 bool StartsWithHloModule(std::string_view bytes);
+// True when `text` starts (after blank and `#` comment lines) like a
+// text-format proto of the kinds above: `FIELD {` or `FIELD:` where FIELD is
+// a top-level field of one of them (`hlo_module {`, `arguments {`, ...).
+// XLA writes text snapshots as `.txt`, so the name cannot tell; HLO text
+// never starts this way.
+bool LooksLikeHloTextProto(std::string_view text);
 
 // Inflates a gzip (or zlib) stream, refusing output over `max_bytes`.
 absl::StatusOr<std::string> Gunzip(std::string_view bytes, size_t max_bytes);

@@ -1,5 +1,7 @@
 // `hlo-lsp check FILE...`: one line per diagnostic, FILE:LINE:COL (1-based,
-// byte columns). Errors decide the exit code; warnings do not.
+// byte columns). Errors decide the exit code; warnings do not. A proto is
+// checked as its text view (what `hlo-lsp convert` prints), and its
+// positions are in that view.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include "hlo/parser.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
+#include "server/common/proto_files.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -26,6 +29,9 @@ constexpr char kUsage[] =
     "Parses each HLO text file and prints one line per problem:\n"
     "  FILE:LINE:COL: error: MESSAGE   (or warning:)\n"
     "Lines and columns are 1-based; columns count bytes. FILE '-' is stdin.\n"
+    "A proto (.pb, .pb.gz, .pbtxt, snapshots, text-format content) is\n"
+    "checked as its text view, the text 'hlo-lsp convert FILE' prints: its\n"
+    "LINE:COL are in that text. One that does not decode is an error.\n"
     "exit: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O "
     "error\n";
 
@@ -55,7 +61,16 @@ FileReport CheckFile(const std::string& path) {
     report.io_error = true;
     return report;
   }
-  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(contents->text());
+  std::string proto_text;
+  absl::StatusOr<std::string_view> text =
+      HloTextOf(path, contents->text(), &proto_text);
+  if (!text.ok()) {
+    report.err =
+        absl::StrCat("hlo-lsp: ", path, ": ", text.status().message(), "\n");
+    report.has_errors = true;
+    return report;
+  }
+  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(*text);
   std::vector<const hlo::Diagnostic*> sorted;
   sorted.reserve(file->diagnostics.size());
   for (const hlo::Diagnostic& d : file->diagnostics) sorted.push_back(&d);

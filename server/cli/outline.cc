@@ -1,5 +1,6 @@
 // `hlo-lsp outline FILE [--json]`: modules and their computations in line
-// order, with instruction counts (nested anonymous operands not counted).
+// order, with instruction counts (nested anonymous operands not counted). A
+// proto is outlined from its text view (lines in that view).
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
+#include "server/common/proto_files.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -19,6 +21,8 @@ constexpr char kUsage[] =
     "--json prints "
     "{\"modules\":[{\"name\",\"line\",\"computations\":[{\"name\","
     "\"entry\",\"line\",\"instructions\"}]}]} (1-based lines).\n"
+    "A proto (.pb, .pb.gz, .pbtxt, snapshots) is outlined from its text\n"
+    "view ('hlo-lsp convert FILE'); lines are in that text.\n"
     "exit: 0 parsed cleanly, 1 the file has errors (the outline is still "
     "printed), 2 usage or I/O error\n";
 
@@ -115,7 +119,15 @@ int RunOutline(int argc, char** argv) {
     PrintError(contents.status());
     return kExitUsage;
   }
-  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(contents->text());
+  std::string proto_text;
+  absl::StatusOr<std::string_view> text =
+      HloTextOf(path, contents->text(), &proto_text);
+  if (!text.ok()) {
+    std::fprintf(stderr, "hlo-lsp: %s: %s\n", path.c_str(),
+                 std::string(text.status().message()).c_str());
+    return kExitNo;
+  }
+  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(*text);
   if (json) {
     PrintJson(*file);
   } else {

@@ -3,20 +3,13 @@
 #include <utility>
 
 #include "exec/strings.h"
-#include "hlo/proto/decode.h"
 #include "server/common/file_reader.h"
+#include "server/common/proto_files.h"
 #include "server/common/snapshot.h"
 
 namespace hlo_lsp::cli {
 
 using hlo::exec::Cat;
-
-bool HoldsProto(std::string_view path, std::string_view bytes) {
-  const bool text_proto =
-      path.ends_with(".pbtxt") && !hlo::proto::StartsWithHloModule(bytes);
-  return text_proto || hlo::proto::LooksLikeBinaryProto(bytes) ||
-         hlo::proto::IsGzip(bytes);
-}
 
 absl::StatusOr<ParsedModule> ReadModuleFile(const std::string& path) {
   absl::StatusOr<FileContents> contents = FileContents::Read(path);

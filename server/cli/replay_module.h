@@ -13,10 +13,6 @@
 
 namespace hlo_lsp::cli {
 
-// Whether the bytes of `path` are a proto (binary, gzip'd, or a .pbtxt that
-// is not HLO text) rather than HLO text, judged by name and content.
-bool HoldsProto(std::string_view path, std::string_view bytes);
-
 struct ParsedModule {
   std::unique_ptr<std::string> text;  // the parse's views point into it
   std::unique_ptr<hlo::ParsedFile> file;

@@ -1,5 +1,7 @@
 #include "server/common/proto_files.h"
 
+#include <utility>
+
 #include "base/whole_file.h"
 #include "hlo/proto/decode.h"
 #include "server/common/file_reader.h"
@@ -15,15 +17,30 @@ bool IsProtoPath(const std::string& path) {
   return !head.ok() || !hlo::proto::StartsWithHloModule(head->bytes());
 }
 
+bool HoldsProto(std::string_view path, std::string_view bytes) {
+  const bool proto_name = path.ends_with(".pbtxt") || path.ends_with(".pb") ||
+                          path.ends_with(".pb.gz");
+  const bool named = proto_name && !hlo::proto::StartsWithHloModule(bytes);
+  return named || hlo::proto::LooksLikeBinaryProto(bytes) ||
+         hlo::proto::IsGzip(bytes) || hlo::proto::LooksLikeHloTextProto(bytes);
+}
+
 absl::StatusOr<hlo::proto::ProtoTextResult> ProtoFileToText(
     const std::string& path, size_t cap) {
   auto contents = FileContents::Read(path);
   if (!contents.ok()) return contents.status();
-  std::string_view bytes = contents->text();
-  if (hlo::proto::IsGzip(bytes) || hlo::proto::LooksLikeBinaryProto(bytes)) {
-    return hlo::proto::ConvertProtoFileToText(bytes, cap);
-  }
-  return hlo::proto::ConvertTextProtoToText(bytes, cap);
+  return hlo::proto::ProtoBytesToText(contents->text(), cap);
+}
+
+absl::StatusOr<std::string_view> HloTextOf(std::string_view path,
+                                           std::string_view bytes,
+                                           std::string* storage) {
+  if (!HoldsProto(path, bytes)) return bytes;
+  absl::StatusOr<hlo::proto::ProtoTextResult> text =
+      hlo::proto::ProtoBytesToText(bytes);
+  if (!text.ok()) return text.status();
+  *storage = std::move(text->text);
+  return std::string_view(*storage);
 }
 
 std::string StripSuffixes(std::string path,

@@ -2,9 +2,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string_view>
 
+#include "base/whole_file.h"
+#include "server/common/proto_files.h"
 #include "server/documents.h"
 
 namespace hlo_lsp {
@@ -20,10 +23,25 @@ size_t Utf16Length(std::string_view bytes) {
   return n;
 }
 
-// Line `line` (1-based) of a file; nullopt when it cannot be read.
+// Line `line` (1-based) of a file, or of a proto's text view (where the
+// index's lines are); nullopt when it cannot be read.
 std::optional<std::string> ReadLine(const std::string& path, uint32_t line) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;  // a FIFO blocks
+  absl::StatusOr<hlo::base::WholeFile> head =
+      hlo::base::WholeFile::ReadHead(path, 64 << 10);
+  if (!head.ok()) return std::nullopt;
+  if (HoldsProto(path, head->bytes())) {
+    auto view = ProtoFileToText(path, std::numeric_limits<size_t>::max());
+    if (!view.ok()) return std::nullopt;
+    std::string_view rest = view->text;
+    for (uint32_t i = 1; i < line; ++i) {
+      const size_t end = rest.find('\n');
+      if (end == std::string_view::npos) return std::nullopt;
+      rest.remove_prefix(end + 1);
+    }
+    return std::string(rest.substr(0, rest.find('\n')));
+  }
   std::ifstream in(path, std::ios::binary);
   std::string text;
   for (uint32_t i = 0; i < line; ++i) {

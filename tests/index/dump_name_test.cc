@@ -94,7 +94,6 @@ TEST(DumpNameTest, AuxiliaryFiles) {
         "module_0001.jit_f.sm_9.0_gpu_after_optimizations-memory-usage-report."
         "txt",
         "module_0001.jit_f.ir-no-opt.ll", "module_0001.jit_f.ptx",
-        "module_0001.jit_f.before_optimizations.hlo.pb",
         "module_0001.jit_f.after_optimizations.dot",
         "module_0001.jit_f.after_optimizations.html"}) {
     DumpFileName d = ParseDumpFileName(name);
@@ -103,6 +102,24 @@ TEST(DumpNameTest, AuxiliaryFiles) {
     EXPECT_EQ(d.module_name, "jit_f") << name;
     EXPECT_FALSE(IsCandidateByName(name)) << name;
   }
+}
+
+// Protos are indexed through their text view: candidates by name, though
+// their dump kind stays auxiliary (not a text stage).
+TEST(DumpNameTest, ProtosAreCandidates) {
+  for (const char* name :
+       {"module_0001.jit_f.before_optimizations.hlo.pb",
+        "module_0001.jit_f.hlo_snapshot.pb", "module_0001.jit_f.snapshot.0.pb",
+        "module_0001.jit_f.execution_0000.hlo_unoptimized_snapshot.pb",
+        "module_0001.jit_f.execution_0000.hlo_unoptimized_snapshot.txt",
+        "m.pb.gz"}) {
+    EXPECT_TRUE(IsCandidateByName(name)) << name;
+  }
+  EXPECT_EQ(
+      ParseDumpFileName("module_0001.jit_f.before_optimizations.hlo.pb").kind,
+      DumpKind::kAuxiliary);
+  EXPECT_FALSE(IsCandidateByName("host.xplane.pb"));
+  EXPECT_FALSE(IsCandidateByName("m.pbx"));
 }
 
 TEST(DumpNameTest, NotDumps) {

@@ -348,6 +348,22 @@ TEST(ProtoRoundTrip, BadTextIsAnError) {
   EXPECT_FALSE(bytes.ok());
 }
 
+// XLA names text-format snapshots `.txt`: the first field tells them from
+// HLO text, which never starts with a field of the known messages.
+TEST(ProtoDecode, TextFormatProtosAreKnownByTheirFirstField) {
+  for (const char* text :
+       {"hlo_module {\n  name: \"m\"", "  arguments {", "hlo: {",
+        "# proto-message: xla.HloSnapshot\n\nhlo {", "name: \"m\"\n"}) {
+    EXPECT_TRUE(LooksLikeHloTextProto(text)) << text;
+  }
+  for (const char* text :
+       {"HloModule m\n", "ENTRY %e {", "%x = f32[] parameter(0)",
+        "e (p: f32[]) -> f32[] {", "unknown_field {", "hlo_module", "",
+        "# only a comment"}) {
+    EXPECT_FALSE(LooksLikeHloTextProto(text)) << text;
+  }
+}
+
 TEST(ProtoDecode, Gzip) {
   const std::string text = Fixture("features.hlo");
   absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(text);

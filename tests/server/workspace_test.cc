@@ -3,12 +3,14 @@
 // replay jobs, code actions and lenses, file watching.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "exec/platform.h"
 #include "gtest/gtest.h"
+#include "hlo/proto/convert.h"
 #include "server/documents.h"
 #include "tests/server/server_harness.h"
 
@@ -135,6 +137,10 @@ TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
   ASSERT_FALSE(reg.is_null());
   EXPECT_EQ(reg["params"]["registrations"][0]["method"],
             "workspace/didChangeWatchedFiles");
+  // Protos are indexed too: their changes are watched.
+  EXPECT_EQ(reg["params"]["registrations"][0]["registerOptions"]["watchers"][0]
+               ["globPattern"],
+            "**/*.{txt,hlo,pbtxt,pb,pb.gz}");
   Json create = AnswerRequest(h, "window/workDoneProgress/create", nullptr);
   ASSERT_FALSE(create.is_null());
   std::string token = create["params"]["token"];
@@ -222,6 +228,34 @@ TEST_F(WorkspaceTest, PollsWhenTheClientCannotWatch) {
   Json fresh = SymbolsEventually(h, "polled_entry");
   ASSERT_FALSE(fresh.empty());
   EXPECT_EQ(fresh[0]["name"], "polled_entry");
+}
+
+// A symbol inside a binary proto: the proto's URI, with the range in its
+// text view (what hlo/protoToText shows, and the editor opens).
+TEST_F(WorkspaceTest, SymbolsInAProtoHaveTextViewRanges) {
+  auto bytes = hlo::proto::ConvertTextToHloProtoBytes(
+      "HloModule bar\n\nENTRY %e (a: f32[]) -> f32[] {\n"
+      "  ROOT %only_in_proto = f32[] negate(f32[] %a)\n"
+      "  %a = f32[] parameter(0)\n}\n");
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  Write("module_0002.bar.hlo.pb", *bytes);
+  auto view = hlo::proto::ProtoBytesToText(*bytes);
+  ASSERT_TRUE(view.ok());
+  const size_t at = view->text.find("only_in_proto =");
+  ASSERT_NE(at, std::string::npos);
+  const int line = static_cast<int>(
+      std::count(view->text.begin(), view->text.begin() + at, '\n'));
+  const int column = static_cast<int>(at - view->text.rfind('\n', at) - 1);
+
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  Json symbols = SymbolsEventually(h, "only_in_proto");
+  ASSERT_EQ(symbols.size(), 1u) << symbols.dump();
+  EXPECT_EQ(symbols[0]["location"]["uri"], Uri("module_0002.bar.hlo.pb"));
+  EXPECT_EQ(symbols[0]["location"]["range"],
+            Json({{"start", {{"line", line}, {"character", column}}},
+                  {"end", {{"line", line}, {"character", column + 13}}}}));
+  EXPECT_EQ(symbols[0]["containerName"], "bar");
 }
 
 TEST_F(WorkspaceTest, ModuleFilesLensAndDefinitionAcrossDumps) {

@@ -12,7 +12,7 @@ import {
 } from 'vscode-languageclient/node';
 import { ServerCli } from './cli';
 import { looksLikeHlo } from './detect';
-import { DiskSymbol, ProtoViewer, PROTO_SCHEME } from './proto';
+import { DiskSymbol, inTextView, ProtoViewer, PROTO_SCHEME } from './proto';
 import { ReplayView } from './replay';
 import { AdjacentDump, DiffNode, DiffView, ModuleDiff, shortName } from './history';
 
@@ -61,9 +61,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
       workspaceSymbolLimit: vscode.workspace.getConfiguration('hlo').get<number>('workspaceSymbolLimit'),
     },
     synchronize: { configurationSection: 'hlo' },
-    // Code lenses run server commands through the client, which drops the answer:
-    // show it (open the adjacent pass, the diff, the module's files).
     middleware: {
+      // Code lenses run server commands through the client, which drops the answer:
+      // show it (open the adjacent pass, the diff, the module's files).
       executeCommand: async (command, args, next) => {
         const result = await next(command, args);
         try {
@@ -73,6 +73,13 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
           void vscode.window.showErrorMessage(`HLO: ${e}`);
         }
         return result;
+      },
+      // The server's ranges in a proto are in its text view: open that (hlo-proto:),
+      // not the binary file.
+      provideWorkspaceSymbols: async (query, token, next) => {
+        const symbols = await next(query, token);
+        for (const s of symbols ?? []) s.location = await inTextView(s.location);
+        return symbols;
       },
     },
   };
@@ -178,7 +185,8 @@ async function search(cli: ServerCli, arg?: unknown): Promise<void> {
   const h = picked.hit;
   const file = h.path.startsWith('/') ? vscode.Uri.file(h.path) : vscode.Uri.file(`${folder}/${h.path}`);
   const pos = new vscode.Position(Math.max(0, h.line - 1), Math.max(0, h.col - 1));
-  await vscode.window.showTextDocument(file, { selection: new vscode.Range(pos, pos) });
+  const at = await inTextView(new vscode.Location(file, new vscode.Range(pos, pos)));
+  await vscode.window.showTextDocument(at.uri, { selection: at.range });
 }
 
 interface ModuleFile { uri: string; stage: string; step?: number; kind?: string }

@@ -13,6 +13,9 @@ import * as path from 'path';
 import { ServerCli } from './cli';
 
 export const PROTO_SCHEME = 'hlo-proto';
+// Names the server may index as protos: binary ones, and text-format ones (XLA writes
+// unoptimized snapshots as .txt when text dumps are on).
+const PROTO_NAME = /(\.pb|\.pb\.gz|\.pbtxt|_snapshot\.txt)$/;
 const EXTENSION_LIMIT = 50 * 1024 * 1024;
 const METHOD_NOT_FOUND = -32601;
 
@@ -31,6 +34,30 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+// Whether the server's positions in `uri` are in its text view (the server reads it as a
+// proto: by name, unless it is HLO text, whose first token is HloModule).
+export async function holdsProto(uri: vscode.Uri): Promise<boolean> {
+  if (uri.scheme !== 'file' || !PROTO_NAME.test(uri.path)) return false;
+  try {
+    const file = await fs.promises.open(uri.fsPath, 'r');
+    try {
+      const head = Buffer.alloc(64);
+      const { bytesRead } = await file.read(head, 0, head.length, 0);
+      return !/^\s*HloModule\b/.test(head.toString('latin1', 0, bytesRead));
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+// A location the server gave in a proto, moved to the proto's text view.
+export async function inTextView(location: vscode.Location): Promise<vscode.Location> {
+  if (!(await holdsProto(location.uri))) return location;
+  return new vscode.Location(ProtoViewer.textUriFor(location.uri), location.range);
+}
+
 export class ProtoViewer implements vscode.CustomReadonlyEditorProvider, vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
 
@@ -41,7 +68,8 @@ export class ProtoViewer implements vscode.CustomReadonlyEditorProvider, vscode.
     private readonly client: () => LanguageClient | undefined,
   ) {}
 
-  // X.pb / X.pb.gz -> hlo-proto:/dir/X.txt?<source uri>  (contracts: derived name X.txt)
+  // X.pb / X.pb.gz -> hlo-proto:/dir/X.txt?<source uri>  (contracts: derived name X.txt);
+  // a text-format X.pbtxt or X.txt -> X.pbtxt.txt, X.txt.txt
   static textUriFor(source: vscode.Uri): vscode.Uri {
     const p = source.path.replace(/\.pb(\.gz)?$/, '') + '.txt';
     return vscode.Uri.from({ scheme: PROTO_SCHEME, path: p, query: source.toString() });
