@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,31 +53,22 @@ struct Input {
 };
 
 bool Load(const std::string& path, Input* input) {
-  std::string_view text;
-  if (IsProtoPath(path)) {
-    auto converted = ProtoFileToText(path, std::numeric_limits<size_t>::max());
-    if (!converted.ok()) {
-      std::string message(converted.status().message());
-      if (message.starts_with("cannot read")) {
-        PrintError(converted.status());
-      } else {
-        std::fprintf(stderr, "hlo-lsp: %s: %s\n", path.c_str(),
-                     message.c_str());
-      }
-      return false;
-    }
-    input->converted = std::move(converted->text);
-    text = input->converted;
-  } else {
-    absl::StatusOr<FileContents> contents = FileContents::Read(path);
-    if (!contents.ok()) {
-      PrintError(contents.status());
-      return false;
-    }
-    input->contents.emplace(std::move(*contents));
-    text = input->contents->text();
+  absl::StatusOr<FileContents> contents = FileContents::Read(path);
+  if (!contents.ok()) {
+    PrintError(contents.status());
+    return false;
   }
-  input->file = hlo::Parse(text);
+  input->contents.emplace(std::move(*contents));
+  // A proto (by name or content: XLA's text snapshots are `.txt`) diffs as
+  // its text view, the text `convert` prints.
+  absl::StatusOr<std::string_view> text =
+      HloTextOf(path, input->contents->text(), &input->converted);
+  if (!text.ok()) {
+    std::fprintf(stderr, "hlo-lsp: %s: %s\n", path.c_str(),
+                 std::string(text.status().message()).c_str());
+    return false;
+  }
+  input->file = hlo::Parse(*text);
   return true;
 }
 

@@ -4,6 +4,7 @@
 #include "hlo/diff.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -17,19 +18,17 @@
 namespace hlo_lsp {
 namespace {
 
-// A proto's text view is cut here, as hlo/protoToText's default.
-constexpr size_t kProtoTextCap = size_t{1} << 30;
-
 struct Side {
-  std::variant<std::monostate, FileContents, std::string> bytes;
+  std::optional<FileContents> bytes;
+  std::string view;  // a proto's text view
+  bool from_proto = false;
   std::unique_ptr<hlo::ParsedFile> parsed;
   // "computation\nname" -> 1-based line.
   absl::flat_hash_map<std::string, int64_t> lines;
 
+  // Computed, not kept: a moved std::string may move its characters.
   std::string_view text() const {
-    if (const auto* f = std::get_if<FileContents>(&bytes)) return f->text();
-    if (const auto* s = std::get_if<std::string>(&bytes)) return *s;
-    return {};
+    return from_proto ? std::string_view(view) : bytes->text();
   }
   int64_t LineOf(const std::string& computation,
                  const std::string& name) const {
@@ -42,17 +41,17 @@ Result<Side> Load(const std::string& uri) {
   std::string path = UriToPath(uri);
   if (path.empty()) return InvalidParams("expected file URIs, got " + uri);
   Side side;
-  if (IsProtoPath(path)) {
-    auto text = ProtoFileToText(path, kProtoTextCap);
-    if (!text.ok()) return RequestFailed(std::string(text.status().message()));
-    side.bytes = std::move(text->text);
-  } else {
-    auto contents = FileContents::Read(path);
-    if (!contents.ok()) {
-      return RequestFailed(std::string(contents.status().message()));
-    }
-    side.bytes = std::move(*contents);
+  auto contents = FileContents::Read(path);
+  if (!contents.ok()) {
+    return RequestFailed(std::string(contents.status().message()));
   }
+  side.bytes.emplace(std::move(*contents));
+  absl::StatusOr<std::string_view> text =
+      HloTextOf(path, side.bytes->text(), &side.view);
+  if (!text.ok()) {
+    return RequestFailed(path + ": " + std::string(text.status().message()));
+  }
+  side.from_proto = HoldsProto(path, side.bytes->text());
   hlo::ParseOptions options;
   options.max_diagnostics = 16;
   options.validate_attributes = false;
