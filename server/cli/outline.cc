@@ -7,6 +7,7 @@
 #include "hlo/parser.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/simple_args.h"
 #include "server/common/file_reader.h"
 #include "server/common/proto_files.h"
 
@@ -94,26 +95,11 @@ int RunOutline(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return kExitOk;
   }
-  bool json = false;
-  std::string path;
-  int files = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--json") {
-      json = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      std::fprintf(stderr, "hlo-lsp outline: unknown option '%s'\n%s", argv[i],
-                   kUsage);
-      return kExitUsage;
-    } else {
-      path = arg;
-      ++files;
-    }
-  }
-  if (files != 1) {
-    std::fputs(kUsage, stderr);
-    return kExitUsage;
-  }
+  std::optional<SimpleArgs> args =
+      ParseSimpleArgs(argc, argv, "outline", kUsage, {"--json"}, {}, 1, 1);
+  if (!args) return kExitUsage;
+  const std::string& path = args->operands[0];
+  const bool json = args->has("--json");
   absl::StatusOr<FileContents> contents = FileContents::Read(path);
   if (!contents.ok()) {
     PrintError(contents.status());
