@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -391,7 +392,14 @@ std::string Literal::ToString(int64_t max_elements) const {
   int64_t n = std::min(count_, max_elements);
   for (int64_t i = 0; i < n; ++i) {
     if (i) s += ", ";
-    if (IsFloatingPoint(type_) || IsComplex(type_)) {
+    if (IsComplex(type_)) {
+      // As XLA prints them: "(re, im)".
+      const std::complex<double> c =
+          type_ == PrimitiveType::kC64
+              ? std::complex<double>(data<std::complex<float>>()[i])
+              : data<std::complex<double>>()[i];
+      absl::StrAppendFormat(&s, "(%g, %g)", c.real(), c.imag());
+    } else if (IsFloatingPoint(type_)) {
       const double v = GetDouble(i);
       if (std::isnan(v)) {
         s += "nan";

@@ -285,6 +285,14 @@ ENTRY e {
   ASSERT_EQ(all.code, 0) << all.out;
   EXPECT_NE(all.out.find("17, 18, 19}"), std::string::npos) << all.out;
   EXPECT_EQ(RunCli(wide).out.find("17, 18, 19}"), std::string::npos);
+  // Complex elements print whole, as XLA writes them (once "{1, 3}").
+  const std::string complex = Write("complex.hlo", R"(HloModule complex
+ENTRY e {
+  ROOT c = c64[2] constant({(1,2),(3,-4)})
+})");
+  Result c = RunCli(complex + " --print_literals");
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_NE(c.out.find("c64[2] {(1, 2), (3, -4)}"), std::string::npos) << c.out;
 }
 
 TEST_F(RunHloModuleSpellingsTest, InputFormatDecidesHowTheFileIsRead) {
