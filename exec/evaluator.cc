@@ -234,6 +234,18 @@ absl::StatusOr<Value> Evaluator::Run(Id computation,
         return AtInstruction(file_, node.id, v.status());
       }
       values[i] = *std::move(v);
+      // The declared element type wins where an op computed another (XLA's
+      // mixed precision: `f32[3] copy(bf16[3])`, a bf16 reduce of f32).
+      const Literal& got = *values[i];
+      if (!got.is_tuple() && !node.shape.is_tuple() &&
+          node.shape.type != PrimitiveType::kInvalid &&
+          node.shape.type != PrimitiveType::kToken &&
+          got.type() != node.shape.type) {
+        auto converted = ConvertLiteral(got, node.shape.type);
+        if (!converted.ok())
+          return AtInstruction(file_, node.id, converted.status());
+        values[i] = std::make_shared<const Literal>(*std::move(converted));
+      }
       if (collect && options_.collect_stats) {
         RecordStats(node.id, *values[i]);
         if (stats_.restart_needed())

@@ -21,6 +21,34 @@ std::string Binary(const std::string& type, const std::string& op,
          " parameter(1)\n  ROOT r = " + type + dims + " " + op + "(a, b)\n}\n";
 }
 
+// XLA's expected results keep the declared element type where an op is
+// written with another (mixed precision): issue 22.
+TEST(DeclaredTypeTest, TheDeclaredElementTypeWins) {
+  auto copy = RunHlo(R"(HloModule m
+ENTRY e {
+  p = bf16[3] parameter(0)
+  ROOT c = f32[3] copy(p)
+})",
+                     {Array(P::kBF16, {3}, {1.5, -2, 0.25})});
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  EXPECT_EQ((*copy)->type(), P::kF32);
+  EXPECT_EQ(Values(**copy), (V{1.5, -2, 0.25}));
+  auto reduce = RunHlo(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  c = f32[4] constant({1, 2, 3, 4.5})
+  z = f32[] constant(0)
+  ROOT r = bf16[] reduce(c, z), dimensions={0}, to_apply=add
+})");
+  ASSERT_TRUE(reduce.ok()) << reduce.status();
+  EXPECT_EQ((*reduce)->type(), P::kBF16);
+  EXPECT_EQ(Values(**reduce), (V{10.5}));
+}
+
 TEST(ElementwiseTest, IntegerDivisionEdges) {
   auto r = RunHlo(Binary("s32", "divide"),
                   {Array(P::kS32, {4}, {7, -7, double(INT32_MIN), 5}),
