@@ -142,6 +142,20 @@ TEST_F(BundleTest, AModuleWithoutBufferAssignmentBundlesWhatThereIs) {
             "module_0003.jit_k.after_optimizations.txt\n");
 }
 
+// ustar holds 100-byte names (155 more as a prefix); XLA's reach 255 bytes.
+TEST_F(BundleTest, LongNamesArriveWhole) {
+  const std::string m = "module_0004." + std::string(180, 'n') + ".";
+  Dump(m + "before_optimizations.txt", Hlo(std::string(180, 'n')));
+  Dump(m + "debug_options", "opts");
+  RunResult r = cli_.Run("bundle dump/" + m + "before_optimizations.txt" +
+                         " -o long.tar.gz");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(List("long.tar.gz"), "long/MANIFEST.txt\nlong/" + m +
+                                     "before_optimizations.txt\nlong/" + m +
+                                     "debug_options\n");
+  EXPECT_EQ(Member("long.tar.gz", "long/" + m + "debug_options"), "opts");
+}
+
 TEST_F(BundleTest, NeverReplacesAnArchiveAndLeavesNoTemporaryFile) {
   Dump("module_0001.jit_f.before_optimizations.txt", Hlo("jit_f"));
   const std::string file = "dump/module_0001.jit_f.before_optimizations.txt";
