@@ -9,6 +9,8 @@ find_package(PkgConfig REQUIRED)
 # RE2 has no CMake config and its .pc reports version 0.0.0, so no version check.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# `hlo-lsp bundle` writes its .tar.gz with libarchive.
+pkg_check_modules(LIBARCHIVE REQUIRED IMPORTED_TARGET libarchive)
 if(HLO_LSP_TESTS)
   find_package(GTest REQUIRED)
 endif()

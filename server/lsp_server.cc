@@ -262,6 +262,10 @@ void LspServer::BindWorkspaceFeatures() {
   table_.Command<UriParams>(
       "hlo.nextPass",
       [](const UriParams& p, const Request&) { return AdjacentDump(p, +1); });
+  table_.Command<UriParams>("hlo.bundle",
+                            [](const UriParams& p, const Request& r) {
+                              return BundleModule(p, r.cancelled.get());
+                            });
 }
 
 void LspServer::BindNotifications() {

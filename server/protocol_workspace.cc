@@ -253,6 +253,17 @@ Json ToJson(const DiffReply& d) {
   return out;
 }
 
+Json ToJson(const BundleReply& b) {
+  Json files = Json::array();
+  for (const BundleFileEntry& f : b.files) {
+    files.push_back({{"path", f.path}, {"name", f.name}, {"size", f.size}});
+  }
+  return Json{{"path", b.path},
+              {"uri", b.uri},
+              {"files", std::move(files)},
+              {"manifest", b.manifest}};
+}
+
 Json ToJson(const SearchHit& h) {
   auto or_null = [](const std::string& s) {
     return s.empty() ? Json(nullptr) : Json(s);

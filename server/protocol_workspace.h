@@ -161,6 +161,20 @@ struct DiffReply {
   std::vector<std::string> errors;  // what could not be parsed, with where
 };
 
+// hlo.bundle {uri}'s answer: `hlo-lsp bundle --json` (server/common/
+// bundle.h) plus the archive's URI; paths are absolute.
+struct BundleFileEntry {
+  std::string path;  // the file bundled
+  std::string name;  // its name in the archive
+  uint64_t size = 0;
+};
+struct BundleReply {
+  std::string path;  // the archive written
+  std::string uri;
+  std::vector<BundleFileEntry> files;
+  std::string manifest;
+};
+
 // One hit of hlo.search: the CLI's `search --json` object with an absolute
 // path (module, opcode and shape are null when empty).
 struct SearchHit {
@@ -310,6 +324,7 @@ Json ToJson(const CodeLens& l);
 Json ToJson(const ProtoTextReply& r);
 Json ToJson(const ModuleFileEntry& f);
 Json ToJson(const DiffReply& d);
+Json ToJson(const BundleReply& b);
 Json ToJson(const SearchHit& h);
 Json ToJson(const WrittenFile& f);
 Json ToJson(const ReplayStarted& r);

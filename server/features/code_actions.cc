@@ -1,6 +1,10 @@
 // Code actions: convert a proto to text; export text as a proto; replay on
-// CPU, and on GPU where a device answers.
+// CPU, and on GPU where a device answers; a bug-report bundle of a module's
+// dump.
+#include <filesystem>
+
 #include "exec/platform.h"
+#include "index/dump_name.h"
 #include "server/common/proto_files.h"
 #include "server/documents.h"
 #include "server/features/workspace_features.h"
@@ -14,12 +18,29 @@ CodeAction Action(const std::string& title, const std::string& command,
                     Command{title, command, std::move(argument)}};
 }
 
+// By the name alone (no folder listing per request): XLA's dumps are
+// `[TIMESTAMP.]module_NNNN.*`.
+bool IsModuleDump(const std::string& path) {
+  return hlo::index::ParseDumpFileName(
+             std::filesystem::path(path).filename().string())
+             .module_id >= 0;
+}
+
+CodeAction BundleAction(const std::string& uri) {
+  return Action("Create bug-report bundle", "hlo.bundle", {uri});
+}
+
 }  // namespace
 
 std::vector<CodeAction> CodeActions(const CodeActionParams& params) {
   const std::string& uri = params.uri;
-  if (IsProtoPath(UriToPath(uri))) {
-    return {Action("Convert to HLO text", "hlo.convertToText", {uri})};
+  const std::string path = UriToPath(uri);
+  const bool dump = IsModuleDump(path);
+  if (IsProtoPath(path)) {
+    std::vector<CodeAction> out = {
+        Action("Convert to HLO text", "hlo.convertToText", {uri})};
+    if (dump) out.push_back(BundleAction(uri));
+    return out;
   }
   std::vector<CodeAction> out = {
       Action("Export as HloProto", "hlo.exportProto", {uri}),
@@ -32,6 +53,7 @@ std::vector<CodeAction> CodeActions(const CodeActionParams& params) {
     out.push_back(Action("Compare GPU with CPU", "hlo.compare",
                          {uri, std::nullopt, {"gpu", "cpu"}}));
   }
+  if (dump) out.push_back(BundleAction(uri));
   return out;
 }
 

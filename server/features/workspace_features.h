@@ -55,7 +55,15 @@ std::vector<CodeLens> PassLenses(const Snapshot& snap);
 Result<DiffReply> DiffFiles(const DiffArgs& args,
                             const std::atomic<bool>* cancelled);
 
-// code_actions.cc
+// bundle.cc: hlo.bundle {uri}, the bug-report archive of the file's module
+// (`hlo-lsp bundle`), written next to the module's files as
+// module_NNNN.NAME.bundle.tar.gz, or -2, -3, ... when that exists (never
+// replaced).
+Result<BundleReply> BundleModule(const UriParams& params,
+                                 const std::atomic<bool>* cancelled);
+
+// code_actions.cc: the actions of a file; "Create bug-report bundle" on a
+// module's dump (a file named module_NNNN.*).
 std::vector<CodeAction> CodeActions(const CodeActionParams& params);
 
 // code_lens.cc: on the HloModule line, the module's other files, then

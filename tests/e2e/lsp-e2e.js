@@ -473,7 +473,7 @@ async function workspaceTests() {
     check('workspace: executeCommand lists the contract commands',
       JSON.stringify(caps.executeCommandProvider && caps.executeCommandProvider.commands) ===
       JSON.stringify(['hlo.convertToText', 'hlo.exportProto', 'hlo.replay', 'hlo.compare', 'hlo.moduleFiles', 'hlo.search',
-        'hlo.diff', 'hlo.previousPass', 'hlo.nextPass']),
+        'hlo.diff', 'hlo.previousPass', 'hlo.nextPass', 'hlo.bundle']),
       caps.executeCommandProvider);
     check('workspace: symbol, codeAction and codeLens providers',
       caps.workspaceSymbolProvider && caps.codeActionProvider && caps.codeLensProvider, caps);
@@ -516,7 +516,8 @@ async function workspaceTests() {
       def[0].uri === pathToFileURL(before).href && def[0].range.start.line === 2, def);
     const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
     const actions = await s.req(P.CodeActionRequest.type, { textDocument: td(doc), range, context: { diagnostics: [] } });
-    check('codeAction: export and replay on text', actions && actions.map(a => a.command.command).join() === 'hlo.exportProto,hlo.replay', actions);
+    check('codeAction: export, replay and bundle on a dump', actions &&
+      actions.map(a => a.command.command).join() === 'hlo.exportProto,hlo.replay,hlo.bundle', actions);
 
     const exec = (command, arg, ms) => s.req(P.ExecuteCommandRequest.type, { command, arguments: [arg] }, ms);
     const beforeUri = pathToFileURL(before).href;
@@ -526,7 +527,8 @@ async function workspaceTests() {
     const text = await s.req(new P.RequestType('hlo/protoToText'), { uri: pathToFileURL(pb).href });
     check('hlo/protoToText: module text', text && text.truncated === false && /HloModule wsmod/.test(text.text) && /ws_helper/.test(text.text), text);
     const pbActions = await s.req(P.CodeActionRequest.type, { textDocument: { uri: pathToFileURL(pb).href }, range, context: { diagnostics: [] } });
-    check('codeAction: convert on .pb', pbActions && pbActions.length === 1 && pbActions[0].command.command === 'hlo.convertToText', pbActions);
+    check('codeAction: convert and bundle on a dump .pb', pbActions &&
+      pbActions.map(a => a.command.command).join() === 'hlo.convertToText,hlo.bundle', pbActions);
     const cancelled = await exec('hlo.convertToText', { uri: pathToFileURL(pb).href });
     check('hlo.convertToText: asks before overwriting, Cancel keeps the file', cancelled && cancelled.cancelled === true &&
       s.serverRequests.some(r => r.method === 'window/showMessageRequest') && /call\(%p\)/.test(fs.readFileSync(before, 'utf8')), cancelled);

@@ -120,10 +120,11 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
   Json r = h.Initialize();
   Json caps = r["result"]["capabilities"];
   EXPECT_EQ(caps["workspaceSymbolProvider"], true);
-  EXPECT_EQ(caps["executeCommandProvider"]["commands"],
-            Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
-                         "hlo.compare", "hlo.moduleFiles", "hlo.search",
-                         "hlo.diff", "hlo.previousPass", "hlo.nextPass"}));
+  EXPECT_EQ(
+      caps["executeCommandProvider"]["commands"],
+      Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
+                   "hlo.compare", "hlo.moduleFiles", "hlo.search", "hlo.diff",
+                   "hlo.previousPass", "hlo.nextPass", "hlo.bundle"}));
   EXPECT_TRUE(caps.contains("codeActionProvider"));
   EXPECT_TRUE(caps.contains("codeLensProvider"));
 }
@@ -373,8 +374,8 @@ TEST_F(WorkspaceTest, CodeActions) {
   std::vector<std::string> commands;
   for (const Json& a : text_actions["result"])
     commands.push_back(a["command"]["command"]);
-  EXPECT_EQ(commands,
-            (std::vector<std::string>{"hlo.exportProto", "hlo.replay"}));
+  EXPECT_EQ(commands, (std::vector<std::string>{"hlo.exportProto", "hlo.replay",
+                                                "hlo.bundle"}));
   Json pb_actions = Call(h, "textDocument/codeAction",
                          {{"textDocument", {{"uri", Uri("x.pb")}}},
                           {"range",
