@@ -237,6 +237,15 @@ absl::StatusOr<Value> Evaluator::Run(Id computation,
       // The declared element type wins where an op computed another (XLA's
       // mixed precision: `f32[3] copy(bf16[3])`, a bf16 reduce of f32).
       const Literal& got = *values[i];
+      // A result of other dimensions than declared is a wrong answer, not
+      // one to pass on silently (a reduce-scatter without replica_count).
+      if (!got.is_tuple() && !node.shape.is_tuple() &&
+          node.shape.type != PrimitiveType::kToken &&
+          got.type() != PrimitiveType::kToken &&
+          got.dims() != node.shape.dims) {
+        return Err(file_, node.id, "computed ", ShapeString(got.shape()),
+                   " where the instruction declares ", ShapeString(node.shape));
+      }
       if (!got.is_tuple() && !node.shape.is_tuple() &&
           node.shape.type != PrimitiveType::kInvalid &&
           node.shape.type != PrimitiveType::kToken &&

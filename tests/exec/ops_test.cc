@@ -49,6 +49,28 @@ ENTRY e {
   EXPECT_EQ(Values(**reduce), (V{10.5}));
 }
 
+// A result whose dimensions differ from the declared ones is an error that
+// names both, never passed on (issue 22: a reduce-scatter declared f32[10]
+// of an f32[20] on one replica).
+TEST(DeclaredTypeTest, OtherDimensionsThanDeclaredAreAnError) {
+  auto r = RunHlo(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[20] parameter(0)
+  ROOT r = f32[10] reduce-scatter(p), dimensions={0}, to_apply=add
+})",
+                  {Array(P::kF32, {20}, std::vector<double>(20, 1.0))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                "computed f32[20] where the instruction declares f32[10]"),
+            std::string::npos)
+      << r.status();
+}
+
 TEST(ElementwiseTest, IntegerDivisionEdges) {
   auto r = RunHlo(Binary("s32", "divide"),
                   {Array(P::kS32, {4}, {7, -7, double(INT32_MIN), 5}),
