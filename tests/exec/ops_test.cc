@@ -71,6 +71,19 @@ ENTRY e {
       << r.status();
 }
 
+// A zero fft_length transforms nothing and XLA answers zeros, whatever the
+// operand holds (hlo_evaluator_test's 1D_FFT_0_on_c64x1x1x1x1; issue 22).
+TEST(FftTest, AZeroLengthGivesZeros) {
+  auto r = RunHlo(R"(HloModule m
+ENTRY e {
+  p = c64[1,1,1,1] parameter(0)
+  ROOT f = c64[1,1,1,1] fft(p), fft_type=FFT, fft_length={0}
+})",
+                  {Array(P::kC64, {1, 1, 1, 1}, {42.24})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)->ToString(), "c64[1,1,1,1] {(0, 0)}");
+}
+
 TEST(ElementwiseTest, IntegerDivisionEdges) {
   auto r = RunHlo(Binary("s32", "divide"),
                   {Array(P::kS32, {4}, {7, -7, double(INT32_MIN), 5}),
