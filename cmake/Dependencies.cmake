@@ -9,6 +9,8 @@ find_package(PkgConfig REQUIRED)
 # RE2 has no CMake config and its .pc reports version 0.0.0, so no version check.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# Graphviz (cgraph + gvc) lays out `hlo-lsp graph`; its plugins load at run time.
+pkg_check_modules(GRAPHVIZ REQUIRED IMPORTED_TARGET libcgraph libgvc)
 if(HLO_LSP_TESTS)
   find_package(GTest REQUIRED)
 endif()
