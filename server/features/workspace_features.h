@@ -55,6 +55,10 @@ std::vector<CodeLens> PassLenses(const Snapshot& snap);
 Result<DiffReply> DiffFiles(const DiffArgs& args,
                             const std::atomic<bool>* cancelled);
 
+// graph.cc: hlo.graph {uri, name?, depth?}, `hlo-lsp graph` as SVG with
+// each node's line (of the snapshot: an open document's current text).
+Result<GraphReply> GraphOf(const Snapshot& snap, const GraphArgs& args);
+
 // code_actions.cc
 std::vector<CodeAction> CodeActions(const CodeActionParams& params);
 

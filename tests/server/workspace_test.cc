@@ -123,7 +123,8 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
   EXPECT_EQ(caps["executeCommandProvider"]["commands"],
             Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
                          "hlo.compare", "hlo.moduleFiles", "hlo.search",
-                         "hlo.diff", "hlo.previousPass", "hlo.nextPass"}));
+                         "hlo.diff", "hlo.previousPass", "hlo.nextPass",
+                         "hlo.graph"}));
   EXPECT_TRUE(caps.contains("codeActionProvider"));
   EXPECT_TRUE(caps.contains("codeLensProvider"));
 }
