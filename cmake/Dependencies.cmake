@@ -11,6 +11,8 @@ pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # `hlo-lsp bundle` writes its .tar.gz with libarchive.
 pkg_check_modules(LIBARCHIVE REQUIRED IMPORTED_TARGET libarchive)
+# Graphviz (cgraph + gvc) lays out `hlo-lsp graph`; its plugins load at run time.
+pkg_check_modules(GRAPHVIZ REQUIRED IMPORTED_TARGET libcgraph libgvc)
 if(HLO_LSP_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config
   libabsl-dev libre2-dev nlohmann-json3-dev libprotobuf-dev protobuf-compiler
-  zlib1g-dev libxxhash-dev libarchive-dev   # libarchive: hlo-lsp bundle
+  zlib1g-dev libxxhash-dev libarchive-dev libgraphviz-dev   # bundle, graph
   llvm-14-dev clang-14 libclang-rt-14-dev   # sanitizer + fuzzer build
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev                           # bench/exec-bench.sh: sgemm yardstick

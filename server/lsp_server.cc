@@ -262,6 +262,17 @@ void LspServer::BindWorkspaceFeatures() {
   table_.Command<UriParams>(
       "hlo.nextPass",
       [](const UriParams& p, const Request&) { return AdjacentDump(p, +1); });
+  table_.Command<GraphArgs>(
+      "hlo.graph",
+      [this](const GraphArgs& p, const Request& r) -> Result<GraphReply> {
+        std::shared_ptr<const Snapshot> snap = documents_->Get(
+            p.uri, documents_->Generation(p.uri), r.cancelled.get());
+        if (r.cancelled->load()) return Cancelled();
+        if (snap == nullptr) {
+          return InvalidParams("document not open and not readable: " + p.uri);
+        }
+        return GraphOf(*snap, p);
+      });
   table_.Command<UriParams>("hlo.bundle",
                             [](const UriParams& p, const Request& r) {
                               return BundleModule(p, r.cancelled.get());

@@ -120,6 +120,27 @@ bool FromJson(const Json& j, DiffArgs* out, std::string* error) {
   return true;
 }
 
+bool FromJson(const Json& j, GraphArgs* out, std::string* error) {
+  if (!ExpectObject(j, "arguments", error) ||
+      !OptionalString(j, "uri", &out->uri, error) ||
+      !OptionalString(j, "name", &out->name, error)) {
+    return false;
+  }
+  if (out->uri.empty()) {
+    *error = "expected {uri, name?, depth?}";
+    return false;
+  }
+  if (const Json* depth = Member(j, "depth"); depth && !depth->is_null()) {
+    if (!depth->is_number_integer() || depth->get<int64_t>() < 0 ||
+        depth->get<int64_t>() > 1000) {
+      *error = "expected 'depth' an integer in [0, 1000]";
+      return false;
+    }
+    out->depth = static_cast<int>(depth->get<int64_t>());
+  }
+  return true;
+}
+
 bool FromJson(const Json& j, ReplayResultParams* out, std::string* error) {
   const Json* id = Member(j, "id");
   if (id == nullptr || !id->is_number_integer()) {
@@ -251,6 +272,16 @@ Json ToJson(const DiffReply& d) {
        {{"added", d.computations_added}, {"removed", d.computations_removed}}}};
   if (!d.errors.empty()) out["errors"] = d.errors;
   return out;
+}
+
+Json ToJson(const GraphReply& g) {
+  Json nodes = Json::array();
+  for (const GraphNodeEntry& n : g.nodes) {
+    Json node{{"name", n.name}, {"line", n.line}};
+    if (n.computation) node["computation"] = true;
+    nodes.push_back(std::move(node));
+  }
+  return Json{{"svg", g.svg}, {"nodes", std::move(nodes)}, {"cut", g.cut}};
 }
 
 Json ToJson(const BundleReply& b) {

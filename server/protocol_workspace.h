@@ -161,6 +161,26 @@ struct DiffReply {
   std::vector<std::string> errors;  // what could not be parsed, with where
 };
 
+// hlo.graph {uri, name?, depth?}: the dataflow picture of the first
+// module's ENTRY, or of instruction `name`'s neighbourhood (`hlo-lsp graph`).
+struct GraphArgs {
+  std::string uri;
+  std::string name;  // empty: the whole ENTRY computation
+  int depth = 2;
+};
+// The SVG (node ids node_NAME / computation_NAME), each node's definition
+// line (1-based, as the CLI) and whether the picture was cut.
+struct GraphNodeEntry {
+  std::string name;
+  int64_t line = 0;
+  bool computation = false;  // a called computation, not an instruction
+};
+struct GraphReply {
+  std::string svg;
+  std::vector<GraphNodeEntry> nodes;
+  bool cut = false;
+};
+
 // hlo.bundle {uri}'s answer: `hlo-lsp bundle --json` (server/common/
 // bundle.h) plus the archive's URI; paths are absolute.
 struct BundleFileEntry {
@@ -309,6 +329,7 @@ bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error);
 bool FromJson(const Json& j, CodeActionParams* out, std::string* error);
 bool FromJson(const Json& j, UriParams* out, std::string* error);
 bool FromJson(const Json& j, DiffArgs* out, std::string* error);
+bool FromJson(const Json& j, GraphArgs* out, std::string* error);
 bool FromJson(const Json& j, ReplayResultParams* out, std::string* error);
 bool FromJson(const Json& j, ReplayArgs* out, std::string* error);
 bool FromJson(const Json& j, SearchArgs* out, std::string* error);
@@ -324,6 +345,7 @@ Json ToJson(const CodeLens& l);
 Json ToJson(const ProtoTextReply& r);
 Json ToJson(const ModuleFileEntry& f);
 Json ToJson(const DiffReply& d);
+Json ToJson(const GraphReply& g);
 Json ToJson(const BundleReply& b);
 Json ToJson(const SearchHit& h);
 Json ToJson(const WrittenFile& f);

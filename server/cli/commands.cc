@@ -24,6 +24,7 @@ constexpr Subcommand kSubcommands[] = {
     {"diff", "compare two modules: added, removed, renamed, changed", RunDiff},
     {"passes", "the pass timeline of a module: what each pass changed",
      RunPasses},
+    {"graph", "draw a computation's dataflow graph (Graphviz SVG)", RunGraph},
     {"bundle", "one .tar.gz of a module's files for a bug report", RunBundle},
 };
 

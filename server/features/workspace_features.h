@@ -55,6 +55,10 @@ std::vector<CodeLens> PassLenses(const Snapshot& snap);
 Result<DiffReply> DiffFiles(const DiffArgs& args,
                             const std::atomic<bool>* cancelled);
 
+// graph.cc: hlo.graph {uri, name?, depth?}, `hlo-lsp graph` as SVG with
+// each node's line (of the snapshot: an open document's current text).
+Result<GraphReply> GraphOf(const Snapshot& snap, const GraphArgs& args);
+
 // bundle.cc: hlo.bundle {uri}, the bug-report archive of the file's module
 // (`hlo-lsp bundle`), written next to the module's files as
 // module_NNNN.NAME.bundle.tar.gz, or -2, -3, ... when that exists (never

@@ -205,6 +205,19 @@ endfunction
 " `hlo-lsp diff --json`'s into hlo.diff's: for when no server is running.
 function! s:Cli(command, args) abort
   let l:path = s:Path(a:args.uri)
+  if a:command ==# 'hlo.graph'
+    let l:svg = tempname() . '.svg'
+    let l:argv = [hlo#Executable(), 'graph', l:path, '-o', l:svg]
+    if !empty(get(a:args, 'name', ''))
+      let l:argv += ['--around', a:args.name, '--depth', string(get(a:args, 'depth', 2))]
+    endif
+    let [l:rc, l:out] = s:Run(l:argv)
+    if l:rc != 0
+      call s:Error('hlo-lsp graph failed (exit ' . l:rc . '): ' . l:out)
+      return v:null
+    endif
+    return {'svg': join(readfile(l:svg, 'b'), "\n"), 'cut': l:out =~# 'cut:'}
+  endif
   if a:command ==# 'hlo.diff'
     let l:other = s:Path(a:args.otherUri)
     let [l:rc, l:out] = s:Run([hlo#Executable(), 'diff', l:path, l:other, '--json'])
@@ -352,4 +365,36 @@ function! hlo#CommandResult(command, args, result) abort
   elseif a:command =~# '^hlo\.\(previous\|next\)Pass$'
     call hlo#OpenDump(s:Path(a:args.uri), a:command, a:result)
   endif
+endfunction
+
+" Writes hlo.graph's SVG to a temporary file, says where, and opens it with the
+" system viewer (xdg-open or open; g:hlo_graph_open = 0 only writes it).
+function! hlo#ShowGraph(result) abort
+  if type(a:result) != v:t_dict || empty(get(a:result, 'svg', ''))
+    return
+  endif
+  let l:path = tempname() . '.svg'
+  call writefile(split(a:result.svg, "\n", 1), l:path, 'b')
+  let g:hlo_graph_svg = l:path
+  let l:viewer = executable('xdg-open') ? 'xdg-open' : executable('open') ? 'open' : ''
+  if get(g:, 'hlo_graph_open', 1) && !empty(l:viewer)
+    if has('nvim')
+      call jobstart([l:viewer, l:path], {'detach': v:true})
+    elseif exists('*job_start')
+      call job_start([l:viewer, l:path])
+    endif
+  endif
+  echomsg printf('HloGraph: wrote %s%s%s', l:path,
+        \ get(a:result, 'cut', v:false) ? ' (cut at 500 instructions)' : '',
+        \ empty(l:viewer) ? '' : get(g:, 'hlo_graph_open', 1) ? ' and opened it' : '')
+endfunction
+
+" :HloGraph [NAME]: the dataflow graph of this file's ENTRY, or around instruction
+" NAME (2 edges either way), as SVG (hlo.graph, else `hlo-lsp graph`).
+function! hlo#Graph(...) abort
+  let l:args = {'uri': s:Uri(expand('%:p')), 'depth': 2}
+  if a:0 && !empty(a:1)
+    let l:args.name = substitute(a:1, '^%', '', '')
+  endif
+  call s:Command('hlo.graph', l:args, function('hlo#ShowGraph'))
 endfunction

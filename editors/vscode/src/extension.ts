@@ -15,6 +15,7 @@ import { looksLikeHlo } from './detect';
 import { DiskSymbol, inTextView, ProtoViewer, PROTO_SCHEME } from './proto';
 import { ReplayView } from './replay';
 import { AdjacentDump, DiffNode, DiffView, ModuleDiff, shortName } from './history';
+import { GraphPanel, GraphState, nameAtCursor } from './graph';
 
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;
@@ -342,6 +343,24 @@ async function replay(cli: ServerCli, view: ReplayView, platform: 'cpu' | 'gpu' 
   );
 }
 
+// The graph of a file (`hlo.graph`): around `name`, else around the name under the
+// cursor (when it names no instruction, the whole ENTRY), else the ENTRY.
+async function showGraph(panel: GraphPanel, arg?: unknown, name?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (!uri) return;
+  if (typeof name === 'string' && name) return panel.show(uri, name);
+  const editor = vscode.window.activeTextEditor;
+  const word = editor?.document.uri.toString() === uri.toString() ? nameAtCursor(editor) : undefined;
+  if (word) {
+    try {
+      return await panel.show(uri, word);
+    } catch {
+      log.info(`hlo.graph: ${word} is not an instruction; drawing ENTRY`);
+    }
+  }
+  await panel.show(uri);
+}
+
 async function exportProto(cli: ServerCli, arg?: unknown): Promise<void> {
   const uri = targetUri(arg);
   if (!uri || uri.scheme !== 'file') return;
@@ -374,6 +393,8 @@ export interface HloApi {
   // The diff shown in the HLO Diff view, and its rows.
   currentDiff(): ModuleDiff | undefined;
   diffNodes(): DiffNode[];
+  // The graph in the HLO Graph panel (`hlo.graph`'s answer and what it was asked).
+  currentGraph(): GraphState | undefined;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<HloApi> {
@@ -386,6 +407,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
   const viewer = new ProtoViewer(cli, log, () => ensureStarted(context), activeClient);
   const view = new ReplayView();
   const diffView = new DiffView();
+  const graphPanel = new GraphPanel(executeOnServer);
   onCommandResult = (command, args, result) => showCommandResult(diffView, command, args, result);
   const reg = (id: string, fn: (...args: unknown[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
@@ -408,6 +430,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
   reg('hlo-lsp.nextPass', (arg) => stepPass(cli, 'next', arg));
   reg('hlo-lsp.diffWithPrevious', (arg) => diffWithPrevious(cli, diffView, arg));
   reg('hlo-lsp.diffWithStage', (arg, other) => diffWithStage(cli, diffView, arg, other));
+  reg('hlo-lsp.showGraph', (arg, name) => showGraph(graphPanel, arg, name));
   reg('hlo-lsp.outlineFromDisk', (arg) => viewer.outlineFromDisk(targetUri(arg)));
   reg('hlo-lsp.showOutput', () => log.show());
   reg('hlo-lsp.restartServer', () => restart(context));
@@ -415,6 +438,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     status,
     view,
     diffView,
+    graphPanel,
     vscode.workspace.registerTextDocumentContentProvider(PROTO_SCHEME, viewer),
     vscode.window.registerCustomEditorProvider('hlo.protoViewer', viewer),
     vscode.window.registerCustomEditorProvider('hlo.protoViewerAny', viewer),
@@ -436,6 +460,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     symbolsFromDisk: (uri) => viewer.symbolsFromDisk(uri),
     currentDiff: () => diffView.current(),
     diffNodes: () => diffView.nodes(),
+    currentGraph: () => graphPanel.current(),
   };
 }
 

@@ -168,6 +168,19 @@ vim.schedule(function() H.run(function()
   H.check(':HloDiff FILE (removed at its line in A)', title:find('0003', 1, true) and title:find('0004', 1, true)
     and #entries == 1 and has(entries, '0003:14 - main one constant'), { title = title, entries = entries })
 
+  -- :HloGraph writes hlo.graph's SVG (the server's: the buffer is attached) and says where.
+  vim.g.hlo_graph_open = 0
+  edit(fixtures .. '/' .. algsimp)
+  vim.g.hlo_graph_svg = nil
+  vim.cmd('HloGraph')
+  local svg = vim.g.hlo_graph_svg and table.concat(vim.fn.readfile(vim.g.hlo_graph_svg), '\n') or ''
+  H.check(':HloGraph', svg:find('<svg', 1, true) ~= nil and svg:find('id="node_out"', 1, true) ~= nil,
+    { path = vim.g.hlo_graph_svg, head = svg:sub(1, 200) })
+  vim.g.hlo_graph_svg = nil
+  vim.cmd('HloGraph one')
+  svg = vim.g.hlo_graph_svg and table.concat(vim.fn.readfile(vim.g.hlo_graph_svg), '\n') or ''
+  H.check(':HloGraph NAME', svg:find('id="node_one"', 1, true) ~= nil, { path = vim.g.hlo_graph_svg })
+
   -- A code lens click (vim.lsp.codelens.run, choosing "next pass") opens the next dump.
   abuf = edit(fixtures .. '/' .. algsimp)
   vim.lsp.codelens.refresh()

@@ -137,6 +137,15 @@ try
   call s:check(':HloDiff FILE', s:title =~# '0003.* -> .*0004' && len(s:entries) == 1
         \ && s:Has(s:entries, '0003:14 - main one constant'), [s:title, s:entries])
   cclose
+  " :HloGraph writes the SVG (through ALE's server, else the command line) and says where.
+  let g:hlo_graph_open = 0
+  execute 'edit ' . fnameescape(s:fixtures . '/' . s:algsimp)
+  unlet! g:hlo_graph_svg
+  HloGraph one
+  call s:wait('exists("g:hlo_graph_svg")', 10000)
+  let s:svg = exists('g:hlo_graph_svg') ? join(readfile(g:hlo_graph_svg), "\n") : ''
+  call s:check(':HloGraph NAME', stridx(s:svg, '<svg') >= 0 && stridx(s:svg, 'id="node_one"') >= 0,
+        \ get(g:, 'hlo_graph_svg', 'no file'))
 catch
   call s:check('script', 0, v:exception . ' at ' . v:throwpoint)
 endtry

@@ -1,6 +1,7 @@
 // Keyboard-driven UI test of the HLO extension in real VS Code (code-server) through
 // headless chromium. usage: node ui.js URL OUTDIR   (exit 0 iff every check passed)
-// Saves hover.png, symbols.png, stages.png, diff.png, diagnostics.png and proto.png in OUTDIR.
+// Saves hover.png, symbols.png, stages.png, diff.png, graph.png, diagnostics.png and proto.png
+// in OUTDIR.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const [url, outDir] = process.argv.slice(2);
@@ -163,6 +164,31 @@ const check = (name, ok, detail) => {
   });
   check('diff view and diff editor', !!diffRows, (diffRows || []).map((r) => r.replace(/\s+/g, ' ')).slice(0, 8));
   await page.screenshot({ path: `${outDir}/diff.png` });
+
+  // HLO: Show Graph: the webview shows the ENTRY's SVG (Graphviz); a click on a node
+  // (%one, line 14) goes to its definition.
+  await openFile(algsimp);
+  await quickInput('F1', 'HLO: Show Graph');
+  await page.waitForTimeout(800);
+  await page.keyboard.press('Enter');
+  const graphFrame = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+  const nodeIds = await poll(async () => {
+    try {
+      const ids = await graphFrame.locator('g.node').evaluateAll((gs) => gs.map((g) => g.id));
+      return ids.includes('node_one') && ids.includes('node_out') ? ids : undefined;
+    } catch (e) { return undefined; }
+  }, 80);
+  check('graph webview shows the SVG', !!nodeIds, nodeIds);
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: `${outDir}/graph.png` });
+  if (nodeIds) {
+    await graphFrame.locator('g#node_one').click();
+    const at = await poll(async () => {
+      const t = (await page.locator('[id="status.editor.selection"]').textContent()) || '';
+      return /Ln 14\b/.test(t) ? t : undefined;
+    }, 40);
+    check('graph node click goes to the definition', !!at, at);
+  }
 
   // Diagnostics: the undefined operand gets a squiggle.
   await openFile('undefined_operand.hlo');

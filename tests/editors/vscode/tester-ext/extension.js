@@ -157,6 +157,20 @@ async function passHistory(check, open, file, api) {
   check('hover tells the pass history', /Pass history/.test(htext) && /algsimp/.test(htext), htext.slice(-300));
 }
 
+// HLO: Show Graph: the webview shows hlo.graph's SVG; around a name, the node lines map
+// clicks to definitions (%one is at line 14 of the algsimp dump).
+async function graph(check, open, file, api) {
+  await open(STAGES.algsimp);
+  await vscode.commands.executeCommand('hlo-lsp.showGraph', file(STAGES.algsimp));
+  const whole = await poll(() => api.currentGraph(), 10000);
+  check('show graph (ENTRY)', whole && /<svg/.test(whole.reply.svg) && /id="node_out"/.test(whole.reply.svg) && !whole.name,
+    whole && whole.reply.nodes);
+  await vscode.commands.executeCommand('hlo-lsp.showGraph', file(STAGES.algsimp), 'one');
+  const around = await poll(() => { const g = api.currentGraph(); return g && g.name === 'one' ? g : undefined; }, 10000);
+  const one = around && around.reply.nodes.find((n) => n.name === 'one');
+  check('show graph around a name', one && one.line === 14 && around.reply.cut === false, around && around.reply.nodes);
+}
+
 async function activate() {
   const out = process.env.HLO_E2E_OUT;
   const dir = process.env.HLO_E2E_DIR;
@@ -255,6 +269,7 @@ async function activate() {
       && !stages.some((s) => /buffer-assignment/.test(s)), stages);
 
     await passHistory(check, open, file, api);
+    await graph(check, open, file, api);
 
     const bad = (await open('undefined_operand.hlo')).uri;
     const diags = await poll(() => { const d = vscode.languages.getDiagnostics(bad); return d.length ? d : undefined; });
