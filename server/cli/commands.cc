@@ -24,6 +24,8 @@ constexpr Subcommand kSubcommands[] = {
     {"diff", "compare two modules: added, removed, renamed, changed", RunDiff},
     {"passes", "the pass timeline of a module: what each pass changed",
      RunPasses},
+    {"memory", "a module's buffer assignment, peak and OOM-log buffers",
+     RunMemory},
 };
 
 void PrintHelp(std::FILE* out) {

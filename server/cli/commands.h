@@ -41,6 +41,7 @@ int RunReplay(int argc, char** argv);   // replay.cc
 int RunDiff(int argc, char** argv);     // diff.cc
 int RunFiles(int argc, char** argv);    // files.cc
 int RunPasses(int argc, char** argv);   // passes.cc
+int RunMemory(int argc, char** argv);   // memory.cc
 
 }  // namespace hlo_lsp::cli
 
