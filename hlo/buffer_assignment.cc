@@ -198,9 +198,13 @@ void ComputePeak(BufferAssignmentDump& dump) {
     }
     dump.peak.push_back(PeakValue{r.instruction, r.shape_index, it->second});
   }
-  std::stable_sort(
-      dump.peak.begin(), dump.peak.end(),
-      [](const PeakValue& a, const PeakValue& b) { return a.bytes > b.bytes; });
+  // HloLiveRange's order: size descending, then name and index.
+  std::sort(dump.peak.begin(), dump.peak.end(),
+            [](const PeakValue& a, const PeakValue& b) {
+              if (a.bytes != b.bytes) return a.bytes > b.bytes;
+              return std::tie(a.instruction, a.shape_index) <
+                     std::tie(b.instruction, b.shape_index);
+            });
 }
 
 template <typename F>
@@ -287,6 +291,7 @@ BufferAssignmentDump ReadBufferAssignment(std::string_view text) {
     kAfterPeak
   };
   Section section = Section::kNone;
+  bool in_allocation = false;  // the last header read; its values follow
   ForEachLine(text, [&](uint32_t n, std::string_view line) {
     std::string_view t = Trim(line);
     if (t.empty()) return;
@@ -297,7 +302,8 @@ BufferAssignmentDump ReadBufferAssignment(std::string_view text) {
                 section == Section::kAllocations)) {
       Allocation a;
       a.line = n;
-      if (ReadAllocationHeader(t, /*human=*/false, &a)) {
+      in_allocation = ReadAllocationHeader(t, /*human=*/false, &a);
+      if (in_allocation) {
         dump.allocations.push_back(std::move(a));
       } else {
         Note(dump, n, "unreadable allocation line");
@@ -306,8 +312,8 @@ BufferAssignmentDump ReadBufferAssignment(std::string_view text) {
     } else if (section == Section::kAllocations && t.substr(0, 6) == "value:") {
       AssignedValue v;
       v.line = n;
-      if (dump.allocations.empty()) {
-        Note(dump, n, "value before any allocation");
+      if (!in_allocation) {
+        Note(dump, n, "value outside a readable allocation");
       } else if (ReadValue(t, &v)) {
         dump.allocations.back().values.push_back(std::move(v));
       } else {

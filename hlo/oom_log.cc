@@ -101,6 +101,7 @@ OomLog ReadOomLog(std::string_view text) {
       counted += *counted_to == '\n';
     number = counted + 1;
     std::string_view line = Trim(raw);
+    while (line.substr(0, 2) == "\\t") line = Trim(line.substr(2));  // folded
     size_t at = line.find("trying to allocate ");
     if (at != line.npos && !log.requested) {
       std::string_view rest = line.substr(at + 19);
