@@ -7,10 +7,12 @@
 #define HLO_LSP_SERVER_PROTOCOL_WORKSPACE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "server/common/memory_report.h"
 #include "server/json_rpc.h"
 #include "server/protocol.h"
 
@@ -159,6 +161,13 @@ struct DiffReply {
   std::vector<DiffChangeEntry> changed;
   std::vector<std::string> computations_added, computations_removed;
   std::vector<std::string> errors;  // what could not be parsed, with where
+};
+
+// hlo.memory {uri}: `hlo-lsp memory FILE --json` (same keys, "path" and
+// "module" absolute) plus the file's "uri".
+struct MemoryReply {
+  std::string uri;
+  std::shared_ptr<const MemoryReport> report;
 };
 
 // One hit of hlo.search: the CLI's `search --json` object with an absolute
@@ -310,6 +319,7 @@ Json ToJson(const CodeLens& l);
 Json ToJson(const ProtoTextReply& r);
 Json ToJson(const ModuleFileEntry& f);
 Json ToJson(const DiffReply& d);
+Json ToJson(const MemoryReply& m);
 Json ToJson(const SearchHit& h);
 Json ToJson(const WrittenFile& f);
 Json ToJson(const ReplayStarted& r);
