@@ -120,10 +120,11 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
   Json r = h.Initialize();
   Json caps = r["result"]["capabilities"];
   EXPECT_EQ(caps["workspaceSymbolProvider"], true);
-  EXPECT_EQ(caps["executeCommandProvider"]["commands"],
-            Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
-                         "hlo.compare", "hlo.moduleFiles", "hlo.search",
-                         "hlo.diff", "hlo.previousPass", "hlo.nextPass"}));
+  EXPECT_EQ(
+      caps["executeCommandProvider"]["commands"],
+      Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
+                   "hlo.compare", "hlo.moduleFiles", "hlo.search", "hlo.diff",
+                   "hlo.previousPass", "hlo.nextPass", "hlo.memory"}));
   EXPECT_TRUE(caps.contains("codeActionProvider"));
   EXPECT_TRUE(caps.contains("codeLensProvider"));
 }
