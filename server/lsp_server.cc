@@ -270,10 +270,9 @@ void LspServer::BindWorkspaceFeatures() {
   table_.Command<UriParams>(
       "hlo.nextPass",
       [](const UriParams& p, const Request&) { return AdjacentDump(p, +1); });
-  table_.Command<UriParams>("hlo.memory",
-                            [this](const UriParams& p, const Request&) {
-                              return memory_.Reply(p);
-                            });
+  table_.Command<UriParams>(
+      "hlo.memory",
+      [this](const UriParams& p, const Request&) { return memory_.Reply(p); });
 }
 
 void LspServer::BindNotifications() {
