@@ -207,6 +207,41 @@ void ComputePeak(BufferAssignmentDump& dump) {
             });
 }
 
+// "<ID NAME...>" starts a value, " positions:" its positions ("  NAME" or
+// "  NAME {0}" for a tuple-shaped instruction), " uses:" and " from
+// instruction:" the rest, which is not needed. Positions other than the
+// defining one are kept as aliases.
+struct UsedValue {
+  int64_t id = -1;
+  std::string name;  // the defining instruction: not an alias
+  bool in_positions = false;
+};
+
+void ReadUsedValueLine(std::string_view line, BufferAssignmentDump& dump,
+                       UsedValue& value) {
+  bool& in_positions = value.in_positions;
+  if (!line.empty() && line[0] == '<') {
+    std::string_view rest = line.substr(1);
+    value.id = ConsumeInt(rest).value_or(-1);
+    Consume(rest, " ");
+    value.name = std::string(rest.substr(0, rest.find_first_of(" {>")));
+    in_positions = false;
+  } else if (line == " positions:") {
+    in_positions = true;
+  } else if (line.substr(0, 2) == "  " && in_positions && value.id >= 0) {
+    std::string_view position = Trim(line);
+    size_t space = position.find(' ');
+    if (position.substr(0, space) == value.name) return;
+    ValuePosition p;
+    p.instruction = std::string(position.substr(0, space));
+    if (space != position.npos) p.shape_index = position.substr(space + 1);
+    p.value_id = value.id;
+    dump.aliases.push_back(std::move(p));
+  } else {
+    in_positions = false;
+  }
+}
+
 template <typename F>
 void ForEachLine(std::string_view text, F f) {
   uint32_t number = 0;
@@ -292,6 +327,7 @@ BufferAssignmentDump ReadBufferAssignment(std::string_view text) {
   };
   Section section = Section::kNone;
   bool in_allocation = false;  // the last header read; its values follow
+  UsedValue used_value;        // "Used values": the one being read
   ForEachLine(text, [&](uint32_t n, std::string_view line) {
     std::string_view t = Trim(line);
     if (t.empty()) return;
@@ -322,9 +358,11 @@ BufferAssignmentDump ReadBufferAssignment(std::string_view text) {
     } else if (std::optional<int64_t> total = ReadTotal(t)) {
       dump.total_bytes = total;
     } else if (t == "Used values:") {
-      section = Section::kUsedValues;  // positions and uses: not needed
+      section = Section::kUsedValues;
     } else if (t.substr(0, 14) == "HloLiveRange (") {
       section = Section::kNone;
+    } else if (section == Section::kUsedValues) {
+      ReadUsedValueLine(line, dump, used_value);
     } else if (t == "InstructionSequence:") {
       section = Section::kSequence;
     } else if (t == "BufferLiveRange:") {
@@ -389,9 +427,22 @@ BufferAssignmentDump ReadMemoryUsageReport(std::string_view text) {
 std::vector<ValuePlace> PlacesOf(const BufferAssignmentDump& dump,
                                  std::string_view instruction) {
   std::vector<ValuePlace> places;
+  std::map<int64_t, std::string> aliased;  // value id -> index here
+  for (const ValuePosition& p : dump.aliases) {
+    if (p.instruction == instruction)
+      aliased.emplace(p.value_id, p.shape_index);
+  }
   for (const Allocation& a : dump.allocations) {
     for (const AssignedValue& v : a.values) {
-      if (v.instruction == instruction) places.push_back({&a, &v});
+      if (v.instruction == instruction) places.push_back({&a, &v, false, ""});
+    }
+  }
+  for (const Allocation& a : dump.allocations) {
+    for (const AssignedValue& v : a.values) {
+      auto it = aliased.find(v.id);
+      if (it != aliased.end() && v.instruction != instruction) {
+        places.push_back({&a, &v, true, it->second});
+      }
     }
   }
   return places;
@@ -399,9 +450,15 @@ std::vector<ValuePlace> PlacesOf(const BufferAssignmentDump& dump,
 
 bool LiveAtPeak(const BufferAssignmentDump& dump,
                 std::string_view instruction) {
+  std::vector<ValuePlace> places = PlacesOf(dump, instruction);
   return std::any_of(
-      dump.peak.begin(), dump.peak.end(),
-      [&](const PeakValue& p) { return p.instruction == instruction; });
+      dump.peak.begin(), dump.peak.end(), [&](const PeakValue& p) {
+        return p.instruction == instruction ||
+               std::any_of(places.begin(), places.end(),
+                           [&](const ValuePlace& v) {
+                             return v.value->instruction == p.instruction;
+                           });
+      });
 }
 
 std::string HumanBytes(int64_t bytes) {

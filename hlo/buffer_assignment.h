@@ -68,6 +68,14 @@ struct LiveRange {
   int64_t start = 0, end = 0;
 };
 
+// A place other than its definition where a value appears ("Used values"
+// positions): a get-tuple-element, bitcast or tuple element aliasing it.
+struct ValuePosition {
+  std::string instruction;
+  std::string shape_index;  // "{0}" for a tuple element; "" otherwise
+  int64_t value_id = -1;
+};
+
 struct ReadProblem {
   uint32_t line = 0;  // 1-based
   std::string message;
@@ -85,6 +93,7 @@ struct BufferAssignmentDump {
   std::vector<Allocation> allocations;  // in file order
   std::optional<int64_t> total_bytes;   // "Total bytes used: N"
   std::vector<LiveRange> live_ranges;
+  std::vector<ValuePosition> aliases;
   // The peak: as "Live ranges at T (peak)" lists it, or (older XLA, no such
   // section) computed from the live ranges and the values' sizes.
   std::optional<int64_t> peak_time;
@@ -100,14 +109,18 @@ struct BufferAssignmentDump {
 BufferAssignmentDump ReadBufferAssignment(std::string_view text);
 BufferAssignmentDump ReadMemoryUsageReport(std::string_view text);
 
-// Every place an instruction's values live: (allocation, value) pairs.
+// Every place an instruction's values live: (allocation, value) pairs, its
+// own values first, then those it aliases (`alias_index` its index there).
 struct ValuePlace {
   const Allocation* allocation = nullptr;
   const AssignedValue* value = nullptr;
+  bool alias = false;
+  std::string alias_index;
 };
 std::vector<ValuePlace> PlacesOf(const BufferAssignmentDump& dump,
                                  std::string_view instruction);
-// True when a value of `instruction` is in the peak set.
+// True when a value of `instruction` (its own or one it aliases) is in the
+// peak set.
 bool LiveAtPeak(const BufferAssignmentDump& dump, std::string_view instruction);
 
 // "1.50MiB", "512B": tsl::strings::HumanReadableNumBytes's spelling.

@@ -72,6 +72,19 @@ TEST(BufferAssignmentTest, ReadsHandCheckedDump) {
   ASSERT_EQ(places.size(), 1u);
   EXPECT_EQ(places[0].allocation->index, 3);
   EXPECT_EQ(places[0].value->size, 32);
+  // The tuple holds its own index table and aliases its elements ("Used
+  // values" positions `tuple {0}`, `tuple {1}`).
+  places = PlacesOf(d, "tuple");
+  ASSERT_EQ(places.size(), 3u);
+  EXPECT_FALSE(places[0].alias);
+  EXPECT_EQ(places[0].allocation->index, 4);
+  EXPECT_TRUE(places[1].alias);
+  EXPECT_EQ(places[1].value->instruction, "add.1");
+  EXPECT_EQ(places[1].alias_index, "{0}");
+  EXPECT_EQ(places[2].value->instruction, "fusion");
+  EXPECT_EQ(places[2].alias_index, "{1}");
+  EXPECT_TRUE(LiveAtPeak(d, "tuple"));  // through add.1 and fusion
+  EXPECT_EQ(d.aliases.size(), 2u);      // tuple {} defines its value: no alias
 }
 
 TEST(BufferAssignmentTest, ComputesThePeakOlderXlaDidNotPrint) {
