@@ -88,7 +88,12 @@ std::optional<std::string> MemoryAssignments::Note(const Snapshot& snap,
   std::string out = "**memory**:";
   for (const hlo::ValuePlace& p : places) {
     const hlo::Allocation& a = *p.allocation;
-    if (places.size() > 1) out += "\n- " + Code(name + p.value->shape_index);
+    if (p.alias) {
+      out += "\n- " + Code(name + p.alias_index) + " is " +
+             Code(p.value->instruction + p.value->shape_index) + ":";
+    } else if (places.size() > 1) {
+      out += "\n- " + Code(name + p.value->shape_index);
+    }
     out += " allocation " + std::to_string(a.index) + " (" +
            hlo::HumanBytes(a.size) + ", " + a.Kinds() + "), offset " +
            std::to_string(p.value->offset) + ", size " +

@@ -76,6 +76,12 @@ TEST_F(MemoryTest, HoverGivesAllocationOffsetSizeAndPeak) {
       << x;
   // A use names the same instruction.
   EXPECT_NE(HoverAt("%add.1, f32[8]").find("allocation 2"), std::string::npos);
+  // A tuple: its own index table, then the elements it aliases.
+  std::string tuple = HoverAt("%tuple =");
+  EXPECT_NE(tuple.find("- `tuple{0}` is `add.1`: allocation 2 (16B, "
+                       "maybe-live-out), offset 0, size 16B"),
+            std::string::npos)
+      << tuple;
   // Inside the fusion: no buffer of its own, no memory line.
   EXPECT_EQ(HoverAt("%p0 =").find("**memory**"), std::string::npos);
 }
