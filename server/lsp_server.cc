@@ -135,19 +135,22 @@ void LspServer::BindDocumentFeatures() {
               return DocumentHighlights(s, p.position);
             });
       });
-  table_.Request<Position>(
-      "textDocument/hover", [this](const Position& p, const Request& r) {
-        return WithSnapshot<std::optional<Hover>>(
-            r, [&](const Snapshot& s) -> std::optional<Hover> {
-              std::optional<Hover> hover = HoverAt(s, p.position);
-              if (!hover) return hover;
-              if (std::optional<std::string> note =
-                      pass_history_.Note(s, p.position)) {
-                hover->markdown += "\n\n" + *note;
-              }
-              return hover;
-            });
-      });
+  table_.Request<Position>("textDocument/hover", [this](const Position& p,
+                                                        const Request& r) {
+    return WithSnapshot<std::optional<Hover>>(
+        r, [&](const Snapshot& s) -> std::optional<Hover> {
+          std::optional<Hover> hover = HoverAt(s, p.position);
+          if (!hover) return hover;
+          if (std::optional<std::string> note =
+                  pass_history_.Note(s, p.position)) {
+            hover->markdown += "\n\n" + *note;
+          }
+          if (std::optional<std::string> note = memory_.Note(s, p.position)) {
+            hover->markdown += "\n\n" + *note;
+          }
+          return hover;
+        });
+  });
   table_.Request<RangeParams>(
       "textDocument/inlayHint", [this](const RangeParams& p, const Request& r) {
         if (!inlay_hints_) return Result<std::vector<InlayHint>>();
@@ -202,8 +205,13 @@ void LspServer::BindDocumentFeatures() {
   table_.Request<TextDocumentParams>(
       "textDocument/codeLens",
       [this](const TextDocumentParams&, const Request& r) {
-        return WithSnapshot<std::vector<CodeLens>>(
-            r, [&](const Snapshot& s) { return CodeLenses(s); });
+        return WithSnapshot<std::vector<CodeLens>>(r, [&](const Snapshot& s) {
+          std::vector<CodeLens> lenses = CodeLenses(s);
+          if (std::optional<CodeLens> lens = memory_.Lens(s)) {
+            lenses.push_back(std::move(*lens));
+          }
+          return lenses;
+        });
       });
   table_.Request<CodeActionParams>(
       "textDocument/codeAction",
@@ -273,6 +281,9 @@ void LspServer::BindWorkspaceFeatures() {
         }
         return GraphOf(*snap, p);
       });
+  table_.Command<UriParams>(
+      "hlo.memory",
+      [this](const UriParams& p, const Request&) { return memory_.Reply(p); });
   table_.Command<UriParams>("hlo.bundle",
                             [](const UriParams& p, const Request& r) {
                               return BundleModule(p, r.cancelled.get());

@@ -18,6 +18,7 @@
 #include "server/binder.h"
 #include "server/client.h"
 #include "server/documents.h"
+#include "server/features/memory_hover.h"
 #include "server/features/pass_history.h"
 #include "server/features/replay_jobs.h"
 #include "server/features/workspace_features.h"
@@ -106,6 +107,7 @@ class LspServer : private Client {
   std::unique_ptr<Workspace> workspace_;
   std::unique_ptr<ReplayJobs> replay_jobs_;
   PassHistory pass_history_;  // hover's blame, timelines kept per module
+  MemoryAssignments memory_;  // hover, lens and hlo.memory
   MethodTable<Request> table_;
   ClientSupport support_;
 

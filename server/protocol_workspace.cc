@@ -295,6 +295,79 @@ Json ToJson(const BundleReply& b) {
               {"manifest", b.manifest}};
 }
 
+// The keys of `hlo-lsp memory --json` (server/cli/memory.cc).
+Json ToJson(const MemoryReply& m) {
+  const MemoryReport& r = *m.report;
+  const hlo::AllocationTotals t = r.Totals();
+  Json out{
+      {"uri", m.uri},
+      {"source", r.SourceName()},
+      {"path", r.path},
+      {"module", r.module_path.empty() ? Json(nullptr) : Json(r.module_path)},
+      {"total", t.total},
+      {"totals",
+       {{"parameter", t.parameter},
+        {"constant", t.constant},
+        {"maybe_live_out", t.maybe_live_out},
+        {"preallocated_temp", t.preallocated_temp},
+        {"thread_local", t.thread_local_},
+        {"temp", t.temp}}}};
+  Json allocations = Json::array();
+  for (const hlo::Allocation& a : r.dump.allocations) {
+    Json values = Json::array();
+    for (const hlo::AssignedValue& v : a.values) {
+      values.push_back({{"name", v.instruction},
+                        {"index", v.shape_index},
+                        {"offset", v.offset},
+                        {"size", v.size},
+                        {"shape", v.shape}});
+    }
+    allocations.push_back({{"index", a.index},
+                           {"size", a.size},
+                           {"rounded", a.size_rounded},
+                           {"kind", a.Kind()},
+                           {"kinds", a.Kinds()},
+                           {"values", std::move(values)}});
+  }
+  out["allocations"] = std::move(allocations);
+  Json peak = Json::array();
+  for (const hlo::PeakValue& p : r.dump.peak) {
+    peak.push_back({{"name", p.instruction},
+                    {"index", p.shape_index},
+                    {"bytes", p.bytes}});
+  }
+  out["peak"] = {
+      {"time", r.dump.peak_time ? Json(*r.dump.peak_time) : Json(nullptr)},
+      {"computed", r.dump.peak_computed},
+      {"values", std::move(peak)}};
+  Json buffers = Json::array();
+  for (size_t i = 0; i < r.oom.buffers.size(); ++i) {
+    const hlo::OomBuffer& b = r.oom.buffers[i];
+    Json matches = Json::array();
+    for (const OomMatch& x :
+         i < r.matches.size() ? r.matches[i] : std::vector<OomMatch>{}) {
+      matches.push_back(
+          {{"name", x.name}, {"computation", x.computation}, {"line", x.line}});
+    }
+    buffers.push_back({{"number", b.number},
+                       {"size", b.size},
+                       {"label", b.label},
+                       {"shape", b.shape},
+                       {"op_name", b.op_name},
+                       {"entry_parameter", b.entry_parameter},
+                       {"matches", std::move(matches)}});
+  }
+  out["buffers"] = std::move(buffers);
+  if (r.oom.requested) out["requested"] = *r.oom.requested;
+  Json problems = Json::array();
+  for (const hlo::ReadProblem& p : r.dump.problems) {
+    problems.push_back({{"line", p.line}, {"message", p.message}});
+  }
+  out["problems"] = std::move(problems);
+  if (!r.note.empty()) out["note"] = r.note;
+  return out;
+}
+
 Json ToJson(const SearchHit& h) {
   auto or_null = [](const std::string& s) {
     return s.empty() ? Json(nullptr) : Json(s);

@@ -7,10 +7,12 @@
 #define HLO_LSP_SERVER_PROTOCOL_WORKSPACE_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "server/common/memory_report.h"
 #include "server/json_rpc.h"
 #include "server/protocol.h"
 
@@ -195,6 +197,13 @@ struct BundleReply {
   std::string manifest;
 };
 
+// hlo.memory {uri}: `hlo-lsp memory FILE --json` (same keys, "path" and
+// "module" absolute) plus the file's "uri".
+struct MemoryReply {
+  std::string uri;
+  std::shared_ptr<const MemoryReport> report;
+};
+
 // One hit of hlo.search: the CLI's `search --json` object with an absolute
 // path (module, opcode and shape are null when empty).
 struct SearchHit {
@@ -347,6 +356,7 @@ Json ToJson(const ModuleFileEntry& f);
 Json ToJson(const DiffReply& d);
 Json ToJson(const GraphReply& g);
 Json ToJson(const BundleReply& b);
+Json ToJson(const MemoryReply& m);
 Json ToJson(const SearchHit& h);
 Json ToJson(const WrittenFile& f);
 Json ToJson(const ReplayStarted& r);

@@ -26,6 +26,8 @@ constexpr Subcommand kSubcommands[] = {
      RunPasses},
     {"graph", "draw a computation's dataflow graph (Graphviz SVG)", RunGraph},
     {"bundle", "one .tar.gz of a module's files for a bug report", RunBundle},
+    {"memory", "a module's buffer assignment, peak and OOM-log buffers",
+     RunMemory},
 };
 
 void PrintHelp(std::FILE* out) {

@@ -43,6 +43,7 @@ int RunFiles(int argc, char** argv);    // files.cc
 int RunPasses(int argc, char** argv);   // passes.cc
 int RunGraph(int argc, char** argv);    // graph.cc
 int RunBundle(int argc, char** argv);   // bundle.cc
+int RunMemory(int argc, char** argv);   // memory.cc
 
 }  // namespace hlo_lsp::cli
 

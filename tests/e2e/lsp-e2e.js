@@ -473,7 +473,7 @@ async function workspaceTests() {
     check('workspace: executeCommand lists the contract commands',
       JSON.stringify(caps.executeCommandProvider && caps.executeCommandProvider.commands) ===
       JSON.stringify(['hlo.convertToText', 'hlo.exportProto', 'hlo.replay', 'hlo.compare', 'hlo.moduleFiles', 'hlo.search',
-        'hlo.diff', 'hlo.previousPass', 'hlo.nextPass', 'hlo.graph', 'hlo.bundle']),
+        'hlo.diff', 'hlo.previousPass', 'hlo.nextPass', 'hlo.graph', 'hlo.memory', 'hlo.bundle']),
       caps.executeCommandProvider);
     check('workspace: symbol, codeAction and codeLens providers',
       caps.workspaceSymbolProvider && caps.codeActionProvider && caps.codeLensProvider, caps);

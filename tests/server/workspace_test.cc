@@ -124,7 +124,7 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
             Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
                          "hlo.compare", "hlo.moduleFiles", "hlo.search",
                          "hlo.diff", "hlo.previousPass", "hlo.nextPass",
-                         "hlo.graph", "hlo.bundle"}));
+                         "hlo.graph", "hlo.memory", "hlo.bundle"}));
   EXPECT_TRUE(caps.contains("codeActionProvider"));
   EXPECT_TRUE(caps.contains("codeLensProvider"));
 }
