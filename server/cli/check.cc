@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/parser.h"
+#include "index/dump_name.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
 #include "server/common/proto_files.h"
@@ -32,6 +34,8 @@ constexpr char kUsage[] =
     "A proto (.pb, .pb.gz, .pbtxt, snapshots, text-format content) is\n"
     "checked as its text view, the text 'hlo-lsp convert FILE' prints: its\n"
     "LINE:COL are in that text. One that does not decode is an error.\n"
+    "XLA's -buffer-assignment.txt and -memory-usage-report.txt beside the\n"
+    "dumps are skipped with a note (so `check dump/*.txt` works).\n"
     "exit: 0 no errors (warnings allowed), 1 errors found, 2 usage or I/O "
     "error\n";
 
@@ -42,6 +46,20 @@ std::string OneLine(std::string_view message) {
       line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; },
       ' ');
   return line;
+}
+
+// XLA's buffer-assignment and memory-usage dumps, by name, when their
+// content is not HLO text: what they are, for the note that skips them.
+std::optional<std::string_view> XlaCompanion(const std::string& path,
+                                             std::string_view bytes) {
+  std::string_view name = path;
+  if (!name.ends_with(".txt") ||
+      hlo::index::LooksLikeHloText(bytes.substr(0, 4096))) {
+    return std::nullopt;
+  }
+  if (name.ends_with("-buffer-assignment.txt")) return "buffer-assignment";
+  if (name.ends_with("-memory-usage-report.txt")) return "memory-usage report";
+  return std::nullopt;
 }
 
 // One file's report: its stdout lines, its stderr lines, whether it has
@@ -59,6 +77,14 @@ FileReport CheckFile(const std::string& path) {
     const absl::Status& status = contents.status();
     report.err = absl::StrCat("hlo-lsp: ", status.message(), "\n");
     report.io_error = true;
+    return report;
+  }
+  if (std::optional<std::string_view> kind =
+          XlaCompanion(path, contents->text())) {
+    // `check dump/*.txt` takes in XLA's other text dumps: say so, no error.
+    report.err =
+        absl::StrCat("hlo-lsp: ", path, ": skipped, XLA's ", std::string(*kind),
+                     " dump, not HLO ('hlo-lsp memory' reads it)\n");
     return report;
   }
   std::string proto_text;

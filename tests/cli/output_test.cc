@@ -45,6 +45,34 @@ TEST(CliCheckTest, CleanFilePrintsNothingAndExitsZero) {
   EXPECT_EQ(r.err, "");
 }
 
+// `check dump/*.txt` (the README's example) takes in XLA's buffer
+// assignment and memory reports: skipped with a note, not errors (issue 20).
+TEST(CliCheckTest, XlasOtherTextDumpsAreSkippedWithANote) {
+  CliRunner cli;
+  cli.Write("module_0001.f.after_optimizations.txt",
+            "HloModule f\n\nENTRY %e () -> f32[] {\n  ROOT %c = f32[] "
+            "constant(1)\n}\n");
+  cli.Write(
+      "module_0001.f.after_optimizations-buffer-assignment.txt",
+      "BufferAssignment:\nallocation 0: size 4, output shape is |f32[]|\n");
+  cli.Write("module_0001.f.after_optimizations-memory-usage-report.txt",
+            "Total bytes used: 4\n");
+  RunResult r = cli.Run("check *.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("-buffer-assignment.txt: skipped, XLA's "
+                       "buffer-assignment dump"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("-memory-usage-report.txt: skipped"), std::string::npos)
+      << r.err;
+  // A file so named that holds HLO text is still checked.
+  cli.Write("x-buffer-assignment.txt",
+            "HloModule x\n\nENTRY %e {\n  ROOT %c = "
+            "f32[] add(%nope, %nope)\n}\n");
+  EXPECT_EQ(cli.Run("check x-buffer-assignment.txt").exit_code, 1);
+}
+
 TEST(CliCheckTest, ShippedExamplesAreClean) {
   CliRunner cli;
   RunResult r = cli.Run("check '" HLO_LSP_SOURCE_DIR "'/examples/*");
