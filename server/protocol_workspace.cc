@@ -350,6 +350,7 @@ Json ToJson(const MemoryReply& m) {
           {{"name", x.name}, {"computation", x.computation}, {"line", x.line}});
     }
     buffers.push_back({{"number", b.number},
+                       {"line", b.line},
                        {"size", b.size},
                        {"label", b.label},
                        {"shape", b.shape},

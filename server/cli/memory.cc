@@ -44,7 +44,8 @@ constexpr char kUsage[] =
     "\"allocations\":[{\"index\",\"size\",\"kind\",\"kinds\",\"values\":"
     "[{\"name\",\"index\",\"offset\",\"size\",\"shape\"}]}],\"peak\":"
     "{\"time\",\"computed\",\"values\":[{\"name\",\"index\",\"bytes\"}]},"
-    "\"buffers\":[{\"number\",\"size\",\"label\",\"shape\",\"op_name\","
+    "\"buffers\":[{\"number\",\"line\",\"size\",\"label\",\"shape\",\"op_"
+    "name\","
     "\"entry_parameter\",\"matches\":[{\"name\",\"computation\",\"line\"}]}],"
     "\"problems\":[{\"line\",\"message\"}]} (lines 1-based).\n"
     "exit: 0 shown, 1 no buffer assignment for the module or FILE holds\n"
@@ -116,6 +117,7 @@ void PrintJson(const MemoryReport& r) {
       }
     }
     buffers.push_back({{"number", b.number},
+                       {"line", b.line},
                        {"size", b.size},
                        {"label", b.label},
                        {"shape", b.shape},

@@ -126,6 +126,7 @@ TEST_F(MemoryCliTest, OomLogBuffersPointAtTheModule) {
   EXPECT_EQ(json["requested"], 96);
   EXPECT_EQ(json["buffers"][1]["matches"][0]["name"], "add.1");
   EXPECT_EQ(json["buffers"][1]["matches"][0]["line"], 12);
+  EXPECT_EQ(json["buffers"][1]["line"], 21);  // "Buffer 2:" in the log
   // Without a module nothing is matched, and stderr says how to give one.
   RunResult alone = cli_.Run("memory elsewhere.log");
   EXPECT_EQ(alone.exit_code, 0);

@@ -109,6 +109,8 @@ TEST_F(MemoryTest, LensOnEntryAndTheMemoryCommand) {
   ASSERT_TRUE(oom["result"].is_object()) << oom.dump();
   EXPECT_EQ(oom["result"]["source"], "oom-log");
   EXPECT_EQ(oom["result"]["buffers"][0]["matches"][0]["name"], "fusion");
+  // Each buffer's own line in the log, for an editor to link it.
+  EXPECT_EQ(oom["result"]["buffers"][0]["line"], 14);
   Json bad = h_.Command("hlo.memory", {{"uri", Uri("missing.txt")}});
   EXPECT_TRUE(bad.contains("error")) << bad.dump();
 }

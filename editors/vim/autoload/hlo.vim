@@ -398,3 +398,41 @@ function! hlo#Graph(...) abort
   endif
   call s:Command('hlo.graph', l:args, function('hlo#ShowGraph'))
 endfunction
+
+" :HloMemory [FILE]: `hlo-lsp memory FILE --json` (FILE: this buffer by default: a
+" module dump, its -buffer-assignment.txt, or a log holding XLA's OOM report).
+" An OOM log's peak buffers go to the quickfix list, each at the instruction it
+" names in the optimized module (and at its own line in the log when unmatched);
+" otherwise totals, allocations and the peak set open in a scratch buffer.
+function! hlo#Memory(...) abort
+  let l:path = a:0 && !empty(a:1) ? fnamemodify(a:1, ':p') : expand('%:p')
+  if empty(l:path)
+    echohl ErrorMsg | echo 'HloMemory: no file' | echohl None | return
+  endif
+  let [l:rc, l:out] = s:Run([hlo#Executable(), 'memory', l:path, '--json'])
+  if l:rc != 0
+    echohl ErrorMsg | echo 'HloMemory: ' . trim(l:out) | echohl None | return
+  endif
+  let l:m = json_decode(l:out)
+  if get(l:m, 'source', '') ==# 'oom-log'
+    let l:module = get(l:m, 'module', v:null)
+    let l:items = []
+    for l:b in get(l:m, 'buffers', [])
+      let l:what = printf('Buffer %d: %d bytes %s %s', l:b.number, l:b.size,
+            \ get(l:b, 'entry_parameter', v:false) ? 'entry parameter' : l:b.label, l:b.shape)
+      let l:matches = get(l:b, 'matches', [])
+      if empty(l:matches) || type(l:module) != v:t_string
+        call add(l:items, {'filename': l:path, 'lnum': get(l:b, 'line', 1), 'text': l:what . ' (no instruction found)'})
+      endif
+      for l:x in l:matches
+        call add(l:items, {'filename': l:module, 'lnum': l:x.line,
+              \ 'text': printf('%s -> %s %s', l:what, l:x.computation, l:x.name)})
+      endfor
+    endfor
+    call setqflist([], ' ', {'title': 'HloMemory ' . fnamemodify(l:path, ':t'), 'items': l:items})
+    copen
+    return
+  endif
+  let [l:rc, l:text] = s:Run([hlo#Executable(), 'memory', l:path])
+  call hlo#Scratch('hlo-memory://' . fnamemodify(l:path, ':t'), split(l:text, "\n"), '')
+endfunction

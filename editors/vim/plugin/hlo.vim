@@ -12,6 +12,7 @@ command! -nargs=0 HloPrevPass call hlo#StepPass('hlo.previousPass')
 command! -nargs=0 HloNextPass call hlo#StepPass('hlo.nextPass')
 command! -nargs=? -complete=file HloDiff call hlo#Diff(<q-args>)
 command! -nargs=? HloGraph call hlo#Graph(<q-args>)
+command! -nargs=? -complete=file HloMemory call hlo#Memory(<q-args>)
 command! -nargs=? -complete=customlist,s:Platforms HloReplay call hlo#Replay(<q-args>)
 function! s:Platforms(...) abort
   return ['cpu', 'gpu']

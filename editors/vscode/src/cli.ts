@@ -56,6 +56,12 @@ export class ServerCli {
     }
   }
 
+  // `hlo-lsp memory FILE --json`: a module's buffer assignment or an OOM log's buffers.
+  async memory(file: string): Promise<object | undefined> {
+    const r = await this.run(['memory', file, '--json']);
+    return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+  }
+
   // Structural diff of two files (exit 0: equal, 1: they differ).
   async diff(a: string, b: string): Promise<object> {
     const r = await this.run(['diff', a, b, '--json']);

@@ -16,6 +16,7 @@ import { DiskSymbol, inTextView, ProtoViewer, PROTO_SCHEME } from './proto';
 import { ReplayView } from './replay';
 import { AdjacentDump, DiffNode, DiffView, ModuleDiff, shortName } from './history';
 import { GraphPanel, GraphState, nameAtCursor } from './graph';
+import { MemoryReply, OomLinks } from './memory';
 
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;
@@ -383,6 +384,17 @@ function detect(doc: vscode.TextDocument): void {
   }
 }
 
+// hlo.memory {uri} through the server (started for it), else the command line.
+async function memoryOf(context: vscode.ExtensionContext, cli: ServerCli, uri: vscode.Uri): Promise<MemoryReply | undefined> {
+  try {
+    await ensureStarted(context);
+    if (serverHas('hlo.memory')) return (await executeOnServer('hlo.memory', { uri: uri.toString() })) as MemoryReply;
+  } catch (e) {
+    log.info(`hlo.memory unavailable (${e}); using hlo-lsp memory`);
+  }
+  return (await cli.memory(uri.fsPath)) as MemoryReply | undefined;
+}
+
 // What activate() returns: for other extensions and the project's VS Code tests.
 export interface HloApi {
   ready(): Promise<void>;
@@ -440,6 +452,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     diffView,
     graphPanel,
     vscode.workspace.registerTextDocumentContentProvider(PROTO_SCHEME, viewer),
+    vscode.languages.registerDocumentLinkProvider(
+      [{ scheme: 'file', pattern: '**/*.{log,out,err}' }, { scheme: 'file', language: 'plaintext' },
+        { scheme: 'file', language: 'log' }],
+      new OomLinks((uri) => memoryOf(context, cli, uri))),
     vscode.window.registerCustomEditorProvider('hlo.protoViewer', viewer),
     vscode.window.registerCustomEditorProvider('hlo.protoViewerAny', viewer),
     vscode.workspace.onDidOpenTextDocument((doc) => {

@@ -181,6 +181,18 @@ vim.schedule(function() H.run(function()
   svg = vim.g.hlo_graph_svg and table.concat(vim.fn.readfile(vim.g.hlo_graph_svg), '\n') or ''
   H.check(':HloGraph NAME', svg:find('id="node_one"', 1, true) ~= nil, { path = vim.g.hlo_graph_svg })
 
+  -- :HloMemory on a pasted OOM report: each peak buffer at the instruction it names.
+  edit(fixtures .. '/../../hlo/fixtures/memory/oom.log')
+  vim.cmd('HloMemory')
+  title = vim.fn.getqflist({ title = 1 }).title or ''
+  entries = qf_entries()
+  vim.cmd('cclose')
+  local optimized = 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt'
+  H.check(':HloMemory (OOM log)', title == 'HloMemory oom.log'
+    and has(entries, optimized .. ':13 Buffer 1: 32 bytes fusion f32[8] -> main.5 fusion')
+    and has(entries, optimized .. ':10 Buffer 3: 16 bytes entry parameter f32[4] -> main.5 x'),
+    { title = title, entries = entries })
+
   -- A code lens click (vim.lsp.codelens.run, choosing "next pass") opens the next dump.
   abuf = edit(fixtures .. '/' .. algsimp)
   vim.lsp.codelens.refresh()

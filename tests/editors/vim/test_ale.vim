@@ -146,6 +146,15 @@ try
   let s:svg = exists('g:hlo_graph_svg') ? join(readfile(g:hlo_graph_svg), "\n") : ''
   call s:check(':HloGraph NAME', stridx(s:svg, '<svg') >= 0 && stridx(s:svg, 'id="node_one"') >= 0,
         \ get(g:, 'hlo_graph_svg', 'no file'))
+  " :HloMemory on a pasted OOM report: each peak buffer at the instruction it names.
+  execute 'edit ' . fnameescape($ROOT . '/tests/hlo/fixtures/memory/oom.log')
+  HloMemory
+  let s:title = getqflist({'title': 1}).title
+  let s:entries = map(getqflist(), {_, i -> fnamemodify(bufname(i.bufnr), ':t') . ':' . i.lnum . ' ' . i.text})
+  cclose
+  call s:check(':HloMemory (OOM log)', s:title ==# 'HloMemory oom.log'
+        \ && s:Has(s:entries, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt:12 Buffer 2: 16 bytes add f32[4] -> main.5 add.1'),
+        \ [s:title, s:entries])
 catch
   call s:check('script', 0, v:exception . ' at ' . v:throwpoint)
 endtry

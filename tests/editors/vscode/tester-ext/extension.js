@@ -171,6 +171,31 @@ async function graph(check, open, file, api) {
   check('show graph around a name', one && one.line === 14 && around.reply.cut === false, around && around.reply.nodes);
 }
 
+// A pasted OOM report beside the dumps: its "Buffer K:" lines link to the instructions
+// they name in the optimized module (hlo.memory; %fusion is at line 12 of STAGES.after).
+async function oomLinks(check, open, dir) {
+  fs.writeFileSync(path.join(dir, 'oom.log'), [
+    'RESOURCE_EXHAUSTED: Out of memory while trying to allocate 32 bytes.',
+    'BufferAssignment OOM Debugging.',
+    'Peak buffers:',
+    '        Buffer 1:',
+    '                Size: 16B',
+    '                XLA Label: fusion',
+    '                Shape: f32[4]',
+    '                ==========================',
+    '',
+  ].join('\n'));
+  const doc = await open('oom.log');
+  const links = await poll(async () => {
+    const r = await vscode.commands.executeCommand('vscode.executeLinkProvider', doc.uri);
+    return r && r.length ? r : undefined;
+  }, 20000);
+  const link = links && links[0];
+  check('OOM log links a buffer to its instruction', link && link.range.start.line === 3 && link.target &&
+    path.basename(link.target.fsPath) === STAGES.after && link.target.fragment === 'L12',
+    (links || []).map((l) => ({ line: l.range.start.line, target: l.target && l.target.toString() })));
+}
+
 async function activate() {
   const out = process.env.HLO_E2E_OUT;
   const dir = process.env.HLO_E2E_DIR;
@@ -270,6 +295,7 @@ async function activate() {
 
     await passHistory(check, open, file, api);
     await graph(check, open, file, api);
+    await oomLinks(check, open, dir);
 
     const bad = (await open('undefined_operand.hlo')).uri;
     const diags = await poll(() => { const d = vscode.languages.getDiagnostics(bad); return d.length ? d : undefined; });
