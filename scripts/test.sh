@@ -100,6 +100,8 @@ if [ ! -f "$costs" ]; then
   { grep -v '^#' tests/asan-test-costs.txt; echo ---; } >"$costs"
 fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+# Third-party leaks at exit (Graphviz and its font caches), each named in the file.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan-suppressions.txt:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # The heavy editor tests (code-server + Chromium) already ran against build/.
 # The corpus replay (minutes of evaluation) already ran against build/ too.

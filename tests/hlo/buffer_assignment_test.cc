@@ -234,8 +234,9 @@ TEST(OomLogTest, ReadsAPastedReportAndMatchesItsBuffers) {
   EXPECT_EQ(log.buffers[0].line, 14u);
   EXPECT_TRUE(log.buffers[2].entry_parameter);
   EXPECT_EQ(log.stats.size(), 5u);
-  std::unique_ptr<ParsedFile> file =
-      Parse(Fixture(std::string(kSmall) + ".txt"));
+  // The module's text outlives its parse (the parse holds views into it).
+  const std::string module_text = Fixture(std::string(kSmall) + ".txt");
+  std::unique_ptr<ParsedFile> file = Parse(module_text);
   auto names = [&](const OomBuffer& b) {
     std::vector<std::string> out;
     for (Id id : MatchOomBuffer(*file, b)) {
