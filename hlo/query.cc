@@ -156,6 +156,13 @@ NodeAt DefinitionOf(const ParsedFile& file, const NodeAt& node) {
   return NodeAt{};
 }
 
+Id NamedInstructionAt(const ParsedFile& file, Offset offset) {
+  NodeAt node = FindNodeAt(file, offset);
+  if (node.kind == NodeKind::kNone) return kNone;
+  NodeAt def = DefinitionOf(file, node);
+  return def.kind == NodeKind::kInstructionName ? def.id : kNone;
+}
+
 std::vector<Use> UsersOf(const ParsedFile& file, Id instruction) {
   std::vector<Use> uses;
   if (instruction >= file.instructions.size() ||

@@ -46,6 +46,9 @@ Id InstructionAt(const ParsedFile& file, Offset offset);
 // Where the node is defined: an instruction (kind kInstructionName) or a
 // computation (kind kComputationName); kind kNone when unresolved.
 NodeAt DefinitionOf(const ParsedFile& file, const NodeAt& node);
+// The instruction the node at `offset` names (its name, an operand or
+// control predecessor using it); kNone when it names no instruction.
+Id NamedInstructionAt(const ParsedFile& file, Offset offset);
 
 // A use of an instruction: the operand (or control-predecessor name) and
 // the instruction that has it.

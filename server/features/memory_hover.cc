@@ -74,11 +74,9 @@ std::optional<std::string> MemoryAssignments::Note(const Snapshot& snap,
                                                    Position position) {
   if (snap.file == nullptr) return std::nullopt;
   const hlo::ParsedFile& file = *snap.file;
-  hlo::NodeAt node = hlo::FindNodeAt(file, snap.ToOffset(position));
-  if (node.kind == hlo::NodeKind::kNone) return std::nullopt;
-  hlo::NodeAt def = hlo::DefinitionOf(file, node);
-  if (def.kind != hlo::NodeKind::kInstructionName) return std::nullopt;
-  const std::string name(file.Name(file.instructions[def.id]));
+  const hlo::Id id = hlo::NamedInstructionAt(file, snap.ToOffset(position));
+  if (id == hlo::kNone) return std::nullopt;
+  const std::string name(file.Name(file.instructions[id]));
   const std::string path = UriToPath(snap.uri);
   if (path.empty() || name.empty()) return std::nullopt;
   std::shared_ptr<const MemoryReport> report = ForModule(NormalPath(path));

@@ -44,11 +44,9 @@ std::optional<std::string> PassHistory::Note(const Snapshot& snap,
                                              Position position) {
   if (snap.file == nullptr) return std::nullopt;
   const hlo::ParsedFile& file = *snap.file;
-  hlo::NodeAt node = hlo::FindNodeAt(file, snap.ToOffset(position));
-  if (node.kind == hlo::NodeKind::kNone) return std::nullopt;
-  hlo::NodeAt def = hlo::DefinitionOf(file, node);
-  if (def.kind != hlo::NodeKind::kInstructionName) return std::nullopt;
-  const hlo::Instruction& inst = file.instructions[def.id];
+  const hlo::Id id = hlo::NamedInstructionAt(file, snap.ToOffset(position));
+  if (id == hlo::kNone) return std::nullopt;
+  const hlo::Instruction& inst = file.instructions[id];
   if (inst.name.empty() || inst.computation == hlo::kNone) return std::nullopt;
   std::string path = UriToPath(snap.uri);
   if (path.empty()) return std::nullopt;
