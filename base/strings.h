@@ -54,6 +54,19 @@ std::string Cat(const Args&... args) {
   return out;
 }
 
+// A line of text without its leading blanks and trailing blanks or '\r'
+// (one line of a dump read with its '\n' already split off).
+inline std::string_view TrimLine(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
 }  // namespace hlo::base
 
 #endif  // HLO_LSP_BASE_STRINGS_H_

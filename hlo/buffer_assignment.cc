@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include "base/strings.h"
+
 namespace hlo {
 namespace {
 
@@ -23,17 +25,6 @@ std::optional<int64_t> ConsumeInt(std::string_view& s) {
   if (ec != std::errc() || end == s.data()) return std::nullopt;
   s.remove_prefix(end - s.data());
   return v;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
 }
 
 // Splits "NAME{0,1}" into name and index ("" when there is none).
@@ -127,7 +118,7 @@ bool ReadValue(std::string_view s, AssignedValue* out) {
   if (!offset || !Consume(s, "):")) return false;
   out->size = *size;
   out->offset = *offset;
-  out->shape = std::string(Trim(s));
+  out->shape = std::string(base::TrimLine(s));
   return true;
 }
 
@@ -229,7 +220,7 @@ void ReadUsedValueLine(std::string_view line, BufferAssignmentDump& dump,
   } else if (line == " positions:") {
     in_positions = true;
   } else if (line.substr(0, 2) == "  " && in_positions && value.id >= 0) {
-    std::string_view position = Trim(line);
+    std::string_view position = base::TrimLine(line);
     size_t space = position.find(' ');
     if (position.substr(0, space) == value.name) return;
     ValuePosition p;
@@ -329,7 +320,7 @@ BufferAssignmentDump ReadBufferAssignment(std::string_view text) {
   bool in_allocation = false;  // the last header read; its values follow
   UsedValue used_value;        // "Used values": the one being read
   ForEachLine(text, [&](uint32_t n, std::string_view line) {
-    std::string_view t = Trim(line);
+    std::string_view t = base::TrimLine(line);
     if (t.empty()) return;
     if (t == "BufferAssignment:") {
       section = Section::kAllocations;
@@ -400,7 +391,7 @@ BufferAssignmentDump ReadMemoryUsageReport(std::string_view text) {
   dump.from_memory_report = true;
   bool with_values = false;  // "Allocations sorted by size with their values"
   ForEachLine(text, [&](uint32_t n, std::string_view line) {
-    std::string_view t = Trim(line);
+    std::string_view t = base::TrimLine(line);
     if (t.empty()) return;
     if (std::optional<int64_t> total = ReadTotal(t)) {
       dump.total_bytes = total;
@@ -482,7 +473,7 @@ std::string HumanBytes(int64_t bytes) {
 }
 
 std::optional<int64_t> ParseHumanBytes(std::string_view text) {
-  text = Trim(text);
+  text = base::TrimLine(text);
   double value = 0;
   auto [end, ec] =
       std::from_chars(text.data(), text.data() + text.size(), value);

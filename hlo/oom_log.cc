@@ -2,23 +2,13 @@
 
 #include <charconv>
 
+#include "base/strings.h"
 #include "hlo/buffer_assignment.h"
 #include "hlo/opcode.h"
 #include "hlo/shape_util.h"
 
 namespace hlo {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 // The value of `key="..."` in `text` (escapes kept), or "".
 std::string QuotedValue(std::string_view text, std::string_view key) {
@@ -100,8 +90,9 @@ OomLog ReadOomLog(std::string_view text) {
     for (; counted_to < raw.data(); ++counted_to)
       counted += *counted_to == '\n';
     number = counted + 1;
-    std::string_view line = Trim(raw);
-    while (line.substr(0, 2) == "\\t") line = Trim(line.substr(2));  // folded
+    std::string_view line = base::TrimLine(raw);
+    while (line.substr(0, 2) == "\\t")
+      line = base::TrimLine(line.substr(2));  // folded
     size_t at = line.find("trying to allocate ");
     if (at != line.npos && !log.requested) {
       std::string_view rest = line.substr(at + 19);
@@ -114,8 +105,8 @@ OomLog ReadOomLog(std::string_view text) {
     }
     size_t colon = line.find(" allocation:");
     if (colon != line.npos && log.buffers.empty()) {
-      std::string kind(Trim(line.substr(0, colon)));
-      std::string_view value = Trim(line.substr(colon + 12));
+      std::string kind(base::TrimLine(line.substr(0, colon)));
+      std::string_view value = base::TrimLine(line.substr(colon + 12));
       value = value.substr(0, value.find(' '));
       if (std::optional<int64_t> bytes = ParseHumanBytes(value)) {
         log.stats.emplace_back(kind, *bytes);
@@ -133,16 +124,16 @@ OomLog ReadOomLog(std::string_view text) {
     if (log.buffers.empty()) continue;
     OomBuffer& b = log.buffers.back();
     if (line.substr(0, 5) == "Size:") {
-      b.size_text = std::string(Trim(line.substr(5)));
+      b.size_text = std::string(base::TrimLine(line.substr(5)));
       b.size = ParseHumanBytes(b.size_text).value_or(0);
     } else if (line.substr(0, 9) == "Operator:") {
       b.op_name = QuotedValue(line, "op_name=\"");
     } else if (line.substr(0, 10) == "XLA Label:") {
-      b.label = std::string(Trim(line.substr(10)));
+      b.label = std::string(base::TrimLine(line.substr(10)));
     } else if (line.substr(0, 6) == "Shape:") {
-      b.shape = std::string(Trim(line.substr(6)));
+      b.shape = std::string(base::TrimLine(line.substr(6)));
     } else if (line.substr(0, 25) == "Entry Parameter Subshape:") {
-      b.shape = std::string(Trim(line.substr(25)));
+      b.shape = std::string(base::TrimLine(line.substr(25)));
       b.entry_parameter = true;
     }
   }
