@@ -54,6 +54,12 @@ std::string Cat(const Args&... args) {
   return out;
 }
 
+// Cat onto the end of `out`: a long answer built with no temporaries.
+template <typename... Args>
+void Append(std::string& out, const Args&... args) {
+  (AppendPiece(out, args), ...);
+}
+
 // A line of text without its leading blanks and trailing blanks or '\r'
 // (one line of a dump read with its '\n' already split off).
 inline std::string_view TrimLine(std::string_view s) {

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "base/strings.h"
 
 namespace hlo {
@@ -28,10 +29,10 @@ std::optional<int64_t> ConsumeInt(std::string_view& s) {
 }
 
 // Splits "NAME{0,1}" into name and index ("" when there is none).
-std::pair<std::string, std::string> SplitIndex(std::string_view s) {
+std::pair<std::string_view, std::string_view> SplitIndex(std::string_view s) {
   size_t brace = s.find('{');
-  if (brace == std::string_view::npos) return {std::string(s), ""};
-  return {std::string(s.substr(0, brace)), std::string(s.substr(brace))};
+  if (brace == std::string_view::npos) return {s, {}};
+  return {s.substr(0, brace), s.substr(brace)};
 }
 
 // Reads the text after "allocation N: size " up to the final ':'. `human`
@@ -68,18 +69,18 @@ bool ReadAllocationHeader(std::string_view s, bool human, Allocation* out) {
       if (Consume(s, ", shape |")) {  // shapes hold ',' but never '|'
         size_t bar = s.find('|');
         if (bar == s.npos) return false;
-        out->parameter_shape = std::string(s.substr(0, bar));
+        out->parameter_shape = s.substr(0, bar);
         s.remove_prefix(bar + 1);
         if (!Consume(s, " at ShapeIndex ")) return false;
         size_t close = s.find('}');
         if (close == s.npos) return false;
-        out->parameter_index = std::string(s.substr(0, close + 1));
+        out->parameter_index = s.substr(0, close + 1);
         s.remove_prefix(close + 1);
       }
     } else if (Consume(s, "output shape is |")) {
       size_t bar = s.find('|');
       if (bar == s.npos) return false;
-      out->output_shape = std::string(s.substr(0, bar));
+      out->output_shape = s.substr(0, bar);
       s.remove_prefix(bar + 1);
     } else if (Consume(s, "constant")) {
       out->constant = true;
@@ -118,7 +119,7 @@ bool ReadValue(std::string_view s, AssignedValue* out) {
   if (!offset || !Consume(s, "):")) return false;
   out->size = *size;
   out->offset = *offset;
-  out->shape = std::string(base::TrimLine(s));
+  out->shape = base::TrimLine(s);
   return true;
 }
 
@@ -149,15 +150,18 @@ bool ReadPeakValue(std::string_view s, PeakValue* out) {
   return !out->instruction.empty();
 }
 
-std::string Key(std::string_view name, std::string_view index) {
-  return std::string(name) + (index.empty() ? "{}" : std::string(index));
+// A value's name and index, "{}" when XLA printed none.
+std::pair<std::string_view, std::string_view> Key(std::string_view name,
+                                                  std::string_view index) {
+  return {name, index.empty() ? std::string_view("{}") : index};
 }
 
 // Older XLA prints no peak section: replay HloLiveRange::
 // ComputePeakMemoryMoment over the live ranges with the assigned sizes
 // (a value starts at `start` and is gone after `end`).
 void ComputePeak(BufferAssignmentDump& dump) {
-  std::map<std::string, int64_t> sizes;
+  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, int64_t>
+      sizes;
   for (const Allocation& a : dump.allocations) {
     for (const AssignedValue& v : a.values) {
       sizes[Key(v.instruction, v.shape_index)] = v.size;
@@ -204,7 +208,7 @@ void ComputePeak(BufferAssignmentDump& dump) {
 // defining one are kept as aliases.
 struct UsedValue {
   int64_t id = -1;
-  std::string name;  // the defining instruction: not an alias
+  std::string_view name;  // the defining instruction: not an alias
   bool in_positions = false;
 };
 
@@ -215,7 +219,7 @@ void ReadUsedValueLine(std::string_view line, BufferAssignmentDump& dump,
     std::string_view rest = line.substr(1);
     value.id = ConsumeInt(rest).value_or(-1);
     Consume(rest, " ");
-    value.name = std::string(rest.substr(0, rest.find_first_of(" {>")));
+    value.name = rest.substr(0, rest.find_first_of(" {>"));
     in_positions = false;
   } else if (line == " positions:") {
     in_positions = true;
@@ -224,7 +228,7 @@ void ReadUsedValueLine(std::string_view line, BufferAssignmentDump& dump,
     size_t space = position.find(' ');
     if (position.substr(0, space) == value.name) return;
     ValuePosition p;
-    p.instruction = std::string(position.substr(0, space));
+    p.instruction = position.substr(0, space);
     if (space != position.npos) p.shape_index = position.substr(space + 1);
     p.value_id = value.id;
     dump.aliases.push_back(std::move(p));
@@ -320,6 +324,14 @@ BufferAssignmentDump ReadBufferAssignment(std::string_view text) {
   bool in_allocation = false;  // the last header read; its values follow
   UsedValue used_value;        // "Used values": the one being read
   ForEachLine(text, [&](uint32_t n, std::string_view line) {
+    // Most lines are indented lines of a section whose headers are not
+    // indented: those go straight to their reader.
+    const char first = line.empty() ? '\0' : line[0];
+    if (section == Section::kUsedValues && (first == ' ' || first == '<')) {
+      ReadUsedValueLine(line, dump, used_value);
+      return;
+    }
+    if (section == Section::kSequence && line.starts_with("    ")) return;
     std::string_view t = base::TrimLine(line);
     if (t.empty()) return;
     if (t == "BufferAssignment:") {
@@ -418,7 +430,7 @@ BufferAssignmentDump ReadMemoryUsageReport(std::string_view text) {
 std::vector<ValuePlace> PlacesOf(const BufferAssignmentDump& dump,
                                  std::string_view instruction) {
   std::vector<ValuePlace> places;
-  std::map<int64_t, std::string> aliased;  // value id -> index here
+  std::map<int64_t, std::string_view> aliased;  // value id -> index here
   for (const ValuePosition& p : dump.aliases) {
     if (p.instruction == instruction)
       aliased.emplace(p.value_id, p.shape_index);

@@ -8,7 +8,9 @@
 //  - `<base>-memory-usage-report.txt`: BufferAssignment::MemoryUsageReport,
 //    allocations with human-readable (rounded) sizes and no value names.
 // Pure text in, structs out: no I/O. A line that does not read is skipped
-// and noted with its line number; nothing here aborts.
+// and noted with its line number; nothing here aborts. Names and shapes are
+// views into the text read (a dump of 30,000 values allocates no string
+// per value): the text must outlive the dump.
 #ifndef HLO_LSP_HLO_BUFFER_ASSIGNMENT_H_
 #define HLO_LSP_HLO_BUFFER_ASSIGNMENT_H_
 
@@ -23,13 +25,13 @@ namespace hlo {
 // One value held by an allocation (HloValue::ToShortString plus its slice).
 struct AssignedValue {
   int64_t id = -1;
-  std::string instruction;  // the defining instruction's name
-  std::string shape_index;  // "{0,1}"; "" when XLA printed none (not tuple)
+  std::string_view instruction;  // the defining instruction's name
+  std::string_view shape_index;  // "{0,1}"; "" when XLA printed none
   bool phi = false;
   int64_t offset = 0;
   int64_t size = 0;
-  std::string shape;  // with layout, as printed
-  uint32_t line = 0;  // 1-based line in the dump
+  std::string_view shape;  // with layout, as printed
+  uint32_t line = 0;       // 1-based line in the dump
 };
 
 struct Allocation {
@@ -38,9 +40,9 @@ struct Allocation {
   bool size_rounded = false;  // from a memory report's "1.50MiB"
   int64_t color = 0;
   std::optional<int64_t> parameter;  // entry parameter number
-  std::string parameter_shape;       // "f32[4]" (no layout)
-  std::string parameter_index;       // "{}"
-  std::string output_shape;          // "output shape is |...|"
+  std::string_view parameter_shape;  // "f32[4]" (no layout)
+  std::string_view parameter_index;  // "{}"
+  std::string_view output_shape;     // "output shape is |...|"
   bool constant = false;
   bool thread_local_ = false;
   bool maybe_live_out = false;
@@ -57,22 +59,22 @@ struct Allocation {
 
 // A value live at the peak moment of the module's live ranges.
 struct PeakValue {
-  std::string instruction;
-  std::string shape_index;  // always "{...}" as HloLiveRange prints it
+  std::string_view instruction;
+  std::string_view shape_index;  // always "{...}" as HloLiveRange prints it
   int64_t bytes = 0;
 };
 
 struct LiveRange {
-  std::string instruction;
-  std::string shape_index;
+  std::string_view instruction;
+  std::string_view shape_index;
   int64_t start = 0, end = 0;
 };
 
 // A place other than its definition where a value appears ("Used values"
 // positions): a get-tuple-element, bitcast or tuple element aliasing it.
 struct ValuePosition {
-  std::string instruction;
-  std::string shape_index;  // "{0}" for a tuple element; "" otherwise
+  std::string_view instruction;
+  std::string_view shape_index;  // "{0}" for a tuple element; "" otherwise
   int64_t value_id = -1;
 };
 
@@ -115,7 +117,7 @@ struct ValuePlace {
   const Allocation* allocation = nullptr;
   const AssignedValue* value = nullptr;
   bool alias = false;
-  std::string alias_index;
+  std::string_view alias_index;
 };
 std::vector<ValuePlace> PlacesOf(const BufferAssignmentDump& dump,
                                  std::string_view instruction);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "base/strings.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
 #include "server/cli/path_escape.h"
@@ -18,6 +19,8 @@
 
 namespace hlo_lsp::cli {
 namespace {
+
+namespace base = hlo::base;
 
 using nlohmann::json;
 
@@ -157,14 +160,14 @@ void PrintText(const MemoryReport& r) {
     out += "  thread_local: " + Bytes(t.thread_local_) + "\n";
     out += "  temp: " + Bytes(t.temp) + "\n";
   }
+  // Most of a large answer: appended in place, no temporaries.
   for (const hlo::Allocation& a : r.dump.allocations) {
-    out += "allocation " + std::to_string(a.index) + ": " +
-           (a.size_rounded ? "about " : "") + Bytes(a.size) + ", " + a.Kinds() +
-           "\n";
+    base::Append(out, "allocation ", a.index, ": ",
+                 a.size_rounded ? "about " : "", Bytes(a.size), ", ", a.Kinds(),
+                 "\n");
     for (const hlo::AssignedValue& v : a.values) {
-      out += "  " + v.instruction + v.shape_index + " offset " +
-             std::to_string(v.offset) + " size " + std::to_string(v.size) +
-             " " + v.shape + "\n";
+      base::Append(out, "  ", v.instruction, v.shape_index, " offset ",
+                   v.offset, " size ", v.size, " ", v.shape, "\n");
     }
   }
   if (!r.dump.peak.empty()) {
@@ -176,8 +179,8 @@ void PrintText(const MemoryReport& r) {
     out += ": " + std::to_string(r.dump.peak.size()) + " values, " +
            Bytes(sum) + "\n";
     for (const hlo::PeakValue& p : r.dump.peak) {
-      out += "  " + p.instruction + p.shape_index + " " +
-             std::to_string(p.bytes) + " bytes\n";
+      base::Append(out, "  ", p.instruction, p.shape_index, " ", p.bytes,
+                   " bytes\n");
     }
   }
   if (!r.module_path.empty())

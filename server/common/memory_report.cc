@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "base/whole_file.h"
 #include "hlo/parser.h"
 #include "index/module_files.h"
 #include "server/common/file_reader.h"
@@ -24,6 +25,29 @@ std::string_view BaseName(std::string_view path) {
 std::string Folder(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// A module dump starts with its "HloModule" line: such a file is known by
+// its head, without reading the module (which may be 100 MB).
+bool IsModuleText(const std::string& path) {
+  absl::StatusOr<hlo::base::WholeFile> head =
+      hlo::base::WholeFile::ReadHead(path, 4096);
+  if (!head.ok()) return false;
+  std::string_view text = head->bytes();
+  const size_t start = text.find_first_not_of(" \t\r\n");
+  return start != text.npos && text.substr(start).starts_with("HloModule ");
+}
+
+// The memory dump of the module at `path`, found beside it.
+absl::StatusOr<MemoryReport> LoadMemoryOfModule(const std::string& path) {
+  std::string memory_file = MemoryFileOfModule(path);
+  if (memory_file.empty()) {
+    return absl::NotFoundError(
+        path +
+        ": no buffer assignment beside the module (XLA writes "
+        "*-buffer-assignment.txt with --xla_dump_hlo_as_text)");
+  }
+  return LoadMemoryReport(memory_file, "");
 }
 
 // The optimized stage of each module in the log's folder: a module whose
@@ -177,12 +201,16 @@ std::string MemoryFileOfModule(const std::string& path) {
 
 absl::StatusOr<MemoryReport> LoadMemoryReport(const std::string& path,
                                               const std::string& module) {
+  const std::string_view name = BaseName(path);
+  const bool named_dump = name.ends_with("-buffer-assignment.txt") ||
+                          name.find("-memory-usage-report.") != name.npos;
+  if (!named_dump && IsModuleText(path)) return LoadMemoryOfModule(path);
   absl::StatusOr<FileContents> contents = FileContents::Read(path);
   if (!contents.ok()) return contents.status();
-  std::string_view text = contents->text();
   MemoryReport report;
+  report.contents = std::make_shared<const FileContents>(std::move(*contents));
+  std::string_view text = report.contents->text();
   report.path = path;
-  const std::string_view name = BaseName(path);
   const bool assignment = name.ends_with("-buffer-assignment.txt") ||
                           text.starts_with("BufferAssignment:");
   const bool memory_report = name.find("-memory-usage-report.") != name.npos ||
@@ -212,14 +240,7 @@ absl::StatusOr<MemoryReport> LoadMemoryReport(const std::string& path,
         ": neither a module, a buffer assignment, a memory report nor an "
         "OOM log");
   }
-  std::string memory_file = MemoryFileOfModule(path);
-  if (memory_file.empty()) {
-    return absl::NotFoundError(
-        path +
-        ": no buffer assignment beside the module (XLA writes "
-        "*-buffer-assignment.txt with --xla_dump_hlo_as_text)");
-  }
-  return LoadMemoryReport(memory_file, "");
+  return LoadMemoryOfModule(path);
 }
 
 }  // namespace hlo_lsp

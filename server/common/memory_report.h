@@ -8,12 +8,14 @@
 #define HLO_LSP_SERVER_COMMON_MEMORY_REPORT_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "hlo/buffer_assignment.h"
 #include "hlo/oom_log.h"
+#include "server/common/file_reader.h"
 
 namespace hlo_lsp {
 
@@ -25,7 +27,9 @@ struct OomMatch {
 struct MemoryReport {
   enum class Source { kBufferAssignment, kMemoryReport, kOomLog };
   Source source = Source::kBufferAssignment;
-  std::string path;         // the file read
+  std::string path;  // the file read
+  // Its text: `dump` holds views into it.
+  std::shared_ptr<const FileContents> contents;
   std::string module_path;  // OOM logs: the module matched against, or ""
   hlo::BufferAssignmentDump dump;  // kBufferAssignment, kMemoryReport
   hlo::OomLog oom;                 // kOomLog

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "hlo/query.h"
 #include "index/module_files.h"
 #include "server/features/index_locations.h"
@@ -87,10 +89,11 @@ std::optional<std::string> MemoryAssignments::Note(const Snapshot& snap,
   for (const hlo::ValuePlace& p : places) {
     const hlo::Allocation& a = *p.allocation;
     if (p.alias) {
-      out += "\n- " + Code(name + p.alias_index) + " is " +
-             Code(p.value->instruction + p.value->shape_index) + ":";
+      out += "\n- " + Code(hlo::base::Cat(name, p.alias_index)) + " is " +
+             Code(hlo::base::Cat(p.value->instruction, p.value->shape_index)) +
+             ":";
     } else if (places.size() > 1) {
-      out += "\n- " + Code(name + p.value->shape_index);
+      out += "\n- " + Code(hlo::base::Cat(name, p.value->shape_index));
     }
     out += " allocation " + std::to_string(a.index) + " (" +
            hlo::HumanBytes(a.size) + ", " + a.Kinds() + "), offset " +

@@ -21,13 +21,20 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::string Fixture(const std::string& name) {
-  std::ifstream in(std::string(HLO_LSP_SOURCE_DIR) +
-                   "/tests/hlo/fixtures/memory/" + name);
-  std::stringstream s;
-  s << in.rdbuf();
-  EXPECT_FALSE(s.str().empty()) << name;
-  return s.str();
+// A dump holds views into its text: each fixture's text is kept for the
+// whole test program.
+const std::string& Fixture(const std::string& name) {
+  static auto* texts = new std::map<std::string, std::string>();
+  auto [it, added] = texts->try_emplace(name);
+  if (added) {
+    std::ifstream in(std::string(HLO_LSP_SOURCE_DIR) +
+                     "/tests/hlo/fixtures/memory/" + name);
+    std::stringstream s;
+    s << in.rdbuf();
+    it->second = s.str();
+  }
+  EXPECT_FALSE(it->second.empty()) << name;
+  return it->second;
 }
 
 constexpr char kSmall[] = "module_0001.jit_f.sm_9.0_gpu_after_optimizations";
@@ -93,7 +100,7 @@ TEST(BufferAssignmentTest, ComputesThePeakOlderXlaDidNotPrint) {
   BufferAssignmentDump d = ReadBufferAssignment(text);
   EXPECT_TRUE(d.peak_computed);
   EXPECT_EQ(d.peak_time, 3);
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   for (const PeakValue& p : d.peak) names.push_back(p.instruction);
   // The order XLA prints: size descending, then name.
   EXPECT_THAT(names, ElementsAre("fusion", "add.1", "y"));
