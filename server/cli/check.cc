@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -130,8 +131,7 @@ class ParallelChecker {
 
   // Returns the exit code.
   int Run() {
-    size_t threads = std::min<size_t>(
-        paths_.size(), std::max(1u, std::thread::hardware_concurrency()));
+    size_t threads = std::min<size_t>(paths_.size(), WorkerCount());
     // The calling thread only prints: reports are small next to parsing.
     std::vector<std::thread> workers;
     for (size_t t = 0; t < threads; ++t) {
@@ -180,6 +180,16 @@ class ParallelChecker {
       done_[i] = true;
       ready_.notify_all();
     }
+  }
+
+  // One per core. HLO_LSP_CHECK_THREADS (internal, undocumented: for the
+  // test that compares one thread with many, and for benchmarks) sets it.
+  static size_t WorkerCount() {
+    if (const char* forced = std::getenv("HLO_LSP_CHECK_THREADS")) {
+      const long n = std::strtol(forced, nullptr, 10);
+      if (n > 0) return static_cast<size_t>(std::min(n, 256L));
+    }
+    return std::max(1u, std::thread::hardware_concurrency());
   }
 
   static uint64_t SizeOf(const std::string& path) {
