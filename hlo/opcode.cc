@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "hlo/text_hash.h"
 
 namespace hlo {
 namespace {
@@ -152,9 +153,9 @@ constexpr std::pair<std::string_view, Opcode> kOpcodes[] = {
     {"generate-token", Opcode::kGenerateToken},
 };
 
-const absl::flat_hash_map<std::string_view, Opcode>& OpcodeMap() {
+const absl::flat_hash_map<std::string_view, Opcode, TextHash>& OpcodeMap() {
   static const auto* map = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, Opcode>();
+    auto* m = new absl::flat_hash_map<std::string_view, Opcode, TextHash>();
     for (const auto& [name, op] : kOpcodes) m->emplace(name, op);
     return m;
   }();
