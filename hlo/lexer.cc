@@ -201,11 +201,17 @@ Offset Lexer::SkipTrivia() {
 }
 
 Token Lexer::Lex() {
-  // Most tokens follow another one directly or after one blank.
-  if (pos_ < text_.size() &&
-      (at_line_start_ ||
-       HasCharBits(text_[pos_], lexer_internal::kTriviaStart))) {
-    SkipTrivia();
+  // Most tokens follow another one directly or after one blank: only
+  // line starts, runs of blanks and comments need SkipTrivia.
+  const Offset size = static_cast<Offset>(text_.size());
+  if (pos_ < size && (at_line_start_ ||
+                      HasCharBits(text_[pos_], lexer_internal::kTriviaStart))) {
+    if (!at_line_start_ && text_[pos_] == ' ' && pos_ + 1 < size &&
+        !HasCharBits(text_[pos_ + 1], lexer_internal::kTriviaStart)) {
+      ++pos_;
+    } else {
+      SkipTrivia();
+    }
   }
   Offset begin = pos_;
   if (pending_separator_) {
