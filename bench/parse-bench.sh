@@ -7,7 +7,9 @@
 # /tmp/hlo-lsp-bench-200M). For each set it prints parse MB/s, rg MB/s for
 # `rg -c ' = '` over the same files in the same run, the time ratio
 # (target: parse <= 5x rg) and MemoryUsage()/file size over the set (target
-# <= 3x) with the worst single file.
+# <= 3x) with the worst single file. With valgrind installed it also counts
+# the parser's instructions per byte (hlo::Parse only, callgrind) on the
+# largest corpus module: a number that does not depend on the machine's load.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -62,3 +64,15 @@ PY
 echo "parse_bench: $bench, $(nproc) cores (rg uses all of them, the parser one)"
 measure largest-corpus-modules "$work/largest.list"
 measure dump-dir-200M "$work/dump.list"
+
+# Instructions per byte: exact and load-independent, unlike the timings.
+if command -v valgrind >/dev/null && [ -x "$build/hlo-lsp" ]; then
+  largest=$(head -n 1 "$work/largest.list")
+  valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out" \
+    --toggle-collect='hlo::Parse(*' "$build/hlo-lsp" check "$largest" \
+    >/dev/null 2>"$work/callgrind.log" || true
+  instructions=$(sed -n 's/^summary: //p' "$work/callgrind.out")
+  awk -v i="$instructions" -v b="$(wc -c <"$largest")" -v f="$largest" \
+    'BEGIN { printf "hlo::Parse: %.1f instructions/byte on %s (%.1f MB)\n",
+             i / b, f, b / 1e6 }'
+fi

@@ -8,7 +8,7 @@
 
 namespace hlo::attr_internal {
 
-void Scanner::SkipSpace() {
+void Scanner::SkipSpaceSlow() {
   while (pos_ < text_.size()) {
     char c = text_[pos_];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {

@@ -49,8 +49,15 @@ class Scanner {
   std::optional<AttributeError> TakeError() { return std::move(error_); }
 
   // Skips blanks, /* */ and // comments. An unterminated block comment is
-  // an error.
-  void SkipSpace();
+  // an error. Inline for the common case, nothing to skip: the grammars
+  // call it before every token.
+  void SkipSpace() {
+    if (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '/') return;
+    }
+    SkipSpaceSlow();
+  }
   bool AtEnd() {
     SkipSpace();
     return pos_ >= text_.size();
@@ -104,6 +111,7 @@ class Scanner {
   void Leave() { --depth_; }
 
  private:
+  void SkipSpaceSlow();
   std::string_view text_;
   size_t pos_ = 0;
   int depth_ = 0;

@@ -9,8 +9,10 @@
 #include <limits>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "hlo/attr_grammar.h"
+#include "hlo/text_hash.h"
 
 namespace hlo {
 namespace attr_internal {
@@ -236,22 +238,17 @@ constexpr KeyKind kKnownKeys[] = {
     {"literal", Kind::kShapedLiteral},
 };
 
+// Every attribute of every instruction asks: a hash lookup, not a binary
+// search of string compares.
 std::optional<Kind> KindOf(std::string_view key) {
-  struct Table {
-    KeyKind entries[std::size(kKnownKeys)];
-    Table() {
-      std::copy(std::begin(kKnownKeys), std::end(kKnownKeys), entries);
-      std::sort(
-          std::begin(entries), std::end(entries),
-          [](const KeyKind& a, const KeyKind& b) { return a.key < b.key; });
-    }
-  };
-  static const Table table;
-  auto it = std::lower_bound(
-      std::begin(table.entries), std::end(table.entries), key,
-      [](const KeyKind& e, std::string_view k) { return e.key < k; });
-  if (it == std::end(table.entries) || it->key != key) return std::nullopt;
-  return it->kind;
+  static const auto* table = [] {
+    auto* t = new absl::flat_hash_map<std::string_view, Kind, TextHash>();
+    for (const KeyKind& entry : kKnownKeys) t->emplace(entry.key, entry.kind);
+    return t;
+  }();
+  auto it = table->find(key);
+  if (it == table->end()) return std::nullopt;
+  return it->second;
 }
 
 bool Check(Scanner& s, Kind kind) {

@@ -116,15 +116,22 @@ class Lexer {
 // Character classes by table: the lexer's inner loops run once per byte.
 namespace lexer_internal {
 inline constexpr uint8_t kIdentStart = 1;
-inline constexpr uint8_t kIdentChar = 2;  // [A-Za-z0-9_.-]
+inline constexpr uint8_t kIdentChar = 2;        // [A-Za-z0-9_.-]
+inline constexpr uint8_t kIdentCharNoDash = 4;  // [A-Za-z0-9_.]
+inline constexpr uint8_t kBlank = 8;            // whitespace but '\n'
+inline constexpr uint8_t kTriviaStart = 16;     // whitespace or '/'
 struct CharTable {
   uint8_t bits[256] = {};
   constexpr CharTable() {
     for (int c = 0; c < 256; ++c) {
       bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
       bool digit = c >= '0' && c <= '9';
+      bool blank = c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
       if (alpha) bits[c] |= kIdentStart;
       if (alpha || digit || c == '.' || c == '-') bits[c] |= kIdentChar;
+      if (alpha || digit || c == '.') bits[c] |= kIdentCharNoDash;
+      if (blank) bits[c] |= kBlank;
+      if (blank || c == '\n' || c == '/') bits[c] |= kTriviaStart;
     }
   }
 };
@@ -134,6 +141,9 @@ inline constexpr CharTable kCharTable;
 inline bool IsIdentChar(char c) {
   return lexer_internal::kCharTable.bits[static_cast<uint8_t>(c)] &
          lexer_internal::kIdentChar;
+}
+inline bool HasCharBits(char c, uint8_t bits) {
+  return lexer_internal::kCharTable.bits[static_cast<uint8_t>(c)] & bits;
 }
 inline bool IsIdentStart(char c) {
   return lexer_internal::kCharTable.bits[static_cast<uint8_t>(c)] &

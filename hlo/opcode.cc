@@ -1,9 +1,10 @@
 #include "hlo/opcode.h"
 
 #include <array>
+#include <optional>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
+#include "hlo/text_hash.h"
 
 namespace hlo {
 namespace {
@@ -152,22 +153,41 @@ constexpr std::pair<std::string_view, Opcode> kOpcodes[] = {
     {"generate-token", Opcode::kGenerateToken},
 };
 
-const absl::flat_hash_map<std::string_view, Opcode>& OpcodeMap() {
-  static const auto* map = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, Opcode>();
-    for (const auto& [name, op] : kOpcodes) m->emplace(name, op);
-    return m;
-  }();
-  return *map;
-}
+// Name -> opcode, asked once per instruction: an open-addressing table of
+// 512 slots (the ~130 names fill a quarter), probed linearly, the hash and
+// length compared before the bytes. Cheaper than a general map's find.
+class OpcodeTable {
+ public:
+  OpcodeTable() {
+    for (const auto& [name, opcode] : kOpcodes) {
+      size_t i = TextHash()(name) & kMask;
+      while (slots_[i].opcode != Opcode::kUnknown) i = (i + 1) & kMask;
+      slots_[i] = Slot{name, opcode};
+    }
+  }
+  std::optional<Opcode> Find(std::string_view name) const {
+    for (size_t i = TextHash()(name) & kMask;; i = (i + 1) & kMask) {
+      const Slot& slot = slots_[i];
+      if (slot.opcode == Opcode::kUnknown) return std::nullopt;
+      if (slot.name == name) return slot.opcode;
+    }
+  }
+
+ private:
+  static constexpr size_t kMask = 511;
+  struct Slot {
+    std::string_view name;
+    Opcode opcode = Opcode::kUnknown;
+  };
+  Slot slots_[kMask + 1];
+};
+static_assert(std::size(kOpcodes) * 2 < 512);
 
 }  // namespace
 
 std::optional<Opcode> OpcodeFromName(std::string_view name) {
-  const auto& map = OpcodeMap();
-  auto it = map.find(name);
-  if (it == map.end()) return std::nullopt;
-  return it->second;
+  static const OpcodeTable* table = new OpcodeTable();
+  return table->Find(name);
 }
 
 std::string_view OpcodeName(Opcode opcode) {

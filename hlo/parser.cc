@@ -373,7 +373,15 @@ void Parser::ParseComputation() {
         (next.kind == TokenKind::kName || next.kind == TokenKind::kIdent) &&
         !IsIdent(next, "ROOT")) {
       // `name (` or `name {` starts the next computation: this one lacks '}'.
-      TokenKind second = PeekSecond().kind;
+      // `name =`, an instruction, is seen without lexing ahead.
+      Offset after = next.span.end;
+      while (after < text_.size() &&
+             (text_[after] == ' ' || text_[after] == '\t')) {
+        ++after;
+      }
+      TokenKind second = after < text_.size() && text_[after] == '='
+                             ? TokenKind::kEqual
+                             : PeekSecond().kind;
       ends_body = second == TokenKind::kLParen || second == TokenKind::kLBrace;
     }
     if (ends_body) {

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/hash/hash.h"
-#include "absl/strings/string_view.h"
 #include "hlo/lexer.h"
 #include "hlo/parser.h"
+#include "hlo/scoped_names.h"
 #include "hlo/syntax.h"
+#include "hlo/text_hash.h"
 
 namespace hlo::internal {
 
@@ -21,46 +21,8 @@ namespace hlo::internal {
 // never a stack overflow.
 inline constexpr int kMaxDepth = 128;
 
-// absl's hash over its own string_view (Debian's abseil falls back to the
-// slower std::hash for std::string_view).
-struct TextHash {
-  size_t operator()(std::string_view s) const {
-    return absl::Hash<absl::string_view>()(
-        absl::string_view(s.data(), s.size()));
-  }
-};
+using ::hlo::TextHash;  // hlo/text_hash.h
 using NameTable = absl::flat_hash_map<std::string_view, Id, TextHash>;
-
-// Name -> id for one scope at a time, reused across scopes without clearing:
-// an entry counts only when its generation is the current one. Clearing an
-// absl table frees it, and a module has thousands of small scopes.
-class ScopedNames {
- public:
-  void NewScope() { ++generation_; }
-  // False when the name is already defined in this scope.
-  bool Insert(std::string_view name, Id id) {
-    auto [it, inserted] = table_.try_emplace(name, Entry{generation_, id});
-    if (inserted) return true;
-    if (it->second.generation == generation_) return false;
-    it->second = Entry{generation_, id};
-    return true;
-  }
-  Id Find(std::string_view name) const {
-    auto it = table_.find(name);
-    if (it == table_.end() || it->second.generation != generation_) {
-      return kNone;
-    }
-    return it->second.id;
-  }
-
- private:
-  struct Entry {
-    uint32_t generation;
-    Id id;
-  };
-  absl::flat_hash_map<std::string_view, Entry, TextHash> table_;
-  uint32_t generation_ = 0;
-};
 
 class Parser {
  public:

@@ -1,6 +1,8 @@
 #include "hlo/primitive_type.h"
 
 #include <array>
+#include <bit>
+#include <cstdint>
 
 namespace hlo {
 namespace {
@@ -23,21 +25,38 @@ constexpr std::array<TypeInfo, kPrimitiveTypeCount> kTypes = {{
     {"f4e2m1fn", 4},   {"f8e8m0fnu", 8},  {"buffer", 0},
 }};
 
+// The parser asks this of most identifiers it meets (is `add` a type?):
+// the candidates are the types with the name's first letter and length,
+// one bit each, and most names have none. "invalid", "tuple" and "buffer"
+// are not types one can write.
+struct Candidates {
+  uint64_t by_first[256] = {};
+  uint64_t by_size[14] = {};
+  constexpr Candidates() {
+    for (int i = 1; i < kPrimitiveTypeCount; ++i) {
+      auto type = static_cast<PrimitiveType>(i);
+      if (type == PrimitiveType::kTuple || type == PrimitiveType::kBuffer) {
+        continue;
+      }
+      by_first[static_cast<uint8_t>(kTypes[i].name[0])] |= uint64_t{1} << i;
+      by_size[kTypes[i].name.size()] |= uint64_t{1} << i;
+    }
+  }
+};
+constexpr Candidates kCandidates;
+static_assert(kPrimitiveTypeCount <= 64);
+
 }  // namespace
 
 std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name) {
   if (name.empty() || name.size() > 13) return std::nullopt;
   if (name == "opaque_type") return PrimitiveType::kOpaque;
-  // Only 35 entries and the first letter rules most out: a scan is cheaper
-  // than hashing.
-  for (int i = 1; i < kPrimitiveTypeCount; ++i) {
-    if (kTypes[i].name == name) {
-      auto type = static_cast<PrimitiveType>(i);
-      if (type == PrimitiveType::kTuple || type == PrimitiveType::kBuffer) {
-        return std::nullopt;
-      }
-      return type;
-    }
+  uint64_t candidates = kCandidates.by_first[static_cast<uint8_t>(name[0])] &
+                        kCandidates.by_size[name.size()];
+  while (candidates != 0) {
+    int i = std::countr_zero(candidates);
+    candidates &= candidates - 1;
+    if (kTypes[i].name == name) return static_cast<PrimitiveType>(i);
   }
   return std::nullopt;
 }

@@ -1,5 +1,6 @@
 // `check` and `outline` output, byte for byte, on fixtures with known
 // positions: the formats of contracts.md.
+#include <cstdlib>
 #include <string>
 
 #include "cli_runner.h"
@@ -189,6 +190,84 @@ TEST(CliCheckTest, ParallelCheckKeepsTheOrderOfTheFiles) {
     at = end + 1;
   }
   EXPECT_EQ(order, expected);
+}
+
+// Runs `args` with HLO_LSP_CHECK_THREADS=threads (internal to check), with
+// stderr merged into stdout so that their interleaving is compared too.
+RunResult RunWithThreads(CliRunner& cli, const std::string& args,
+                         const char* threads) {
+  ::setenv("HLO_LSP_CHECK_THREADS", threads, 1);
+  RunResult r = cli.Run(args + " 2>&1; exit $?");
+  ::unsetenv("HLO_LSP_CHECK_THREADS");
+  return r;
+}
+
+// The parallel check prints byte for byte what one file after another
+// prints: many files of different sizes, errors, warnings, skip notes,
+// unreadable files, all in argument order on one merged stream.
+TEST(CliCheckTest, ParallelOutputEqualsSequentialOutput) {
+  CliRunner cli;
+  std::string args = "check";
+  for (int i = 0; i < 60; ++i) {
+    const std::string n = std::to_string(i);
+    std::string name = "m" + n + ".hlo";
+    std::string text = "HloModule m" + n + "\n\nENTRY %main () -> f32[] {\n";
+    // Sizes vary, so that files finish out of order.
+    const int filler = (i * 7919) % 13 == 0 ? 30000 : (i * 31) % 200;
+    for (int k = 0; k < filler; ++k) {
+      text += "  %c" + std::to_string(k) + " = f32[] constant(1)\n";
+    }
+    switch (i % 6) {
+      case 0:  // clean
+        text += "  ROOT %r = f32[] add(f32[] %c0, f32[] %c0)\n}\n";
+        break;
+      case 1:  // several errors in one file
+        text += "  %u = f32[] add(%gone" + n + ", %c0)\n  %u = f32[] " +
+                "frobnicate(%c0)\n  %t = f32[4] transpose(%c0), " +
+                "dimensions={x}\n  ROOT %r = f32[] add(%u, %nope)\n}\n";
+        break;
+      case 2:  // a syntax error, then recovery
+        text +=
+            "  %broken f32[] add(%c0, %c0)\n  ROOT %r = f32[] "
+            "add(%c0, %missing)\n}\n";
+        break;
+      case 3:  // an unterminated computation
+        text += "  ROOT %r = f32[] add(%c0, %c0)\n";
+        break;
+      case 4:  // XLA's buffer-assignment dump: a note on stderr
+        name = "m" + n + "-buffer-assignment.txt";
+        text = "BufferAssignment:\nallocation 0: size 4\n";
+        break;
+      default:  // a module without a body
+        text = "HloModule m" + n + "\n\nENTRY %main () -> f32[] {\n";
+        break;
+    }
+    cli.Write(name, text);
+    args += " " + name;
+    if (i % 17 == 5) args += " missing" + n + ".hlo";
+  }
+  RunResult one = RunWithThreads(cli, args, "1");
+  EXPECT_EQ(one.exit_code, 2);  // missing files win
+  EXPECT_THAT(one.out, HasSubstr("m1.hlo:"));
+  EXPECT_THAT(one.out, HasSubstr("cannot read missing5.hlo"));
+  EXPECT_THAT(one.out, HasSubstr("m4-buffer-assignment.txt: skipped"));
+  for (const char* threads : {"2", "8", "32"}) {
+    RunResult many = RunWithThreads(cli, args, threads);
+    EXPECT_EQ(many.exit_code, one.exit_code) << threads;
+    EXPECT_EQ(many.out, one.out) << threads;
+  }
+  // Without missing files: exit 1 for the errors, on any number of threads.
+  std::string no_missing = "check";
+  for (int i = 0; i < 60; i += 1) {
+    no_missing += i % 6 == 4
+                      ? " m" + std::to_string(i) + "-buffer-assignment.txt"
+                      : " m" + std::to_string(i) + ".hlo";
+  }
+  RunResult errors_one = RunWithThreads(cli, no_missing, "1");
+  RunResult errors_many = RunWithThreads(cli, no_missing, "8");
+  EXPECT_EQ(errors_one.exit_code, 1);
+  EXPECT_EQ(errors_many.exit_code, 1);
+  EXPECT_EQ(errors_many.out, errors_one.out);
 }
 
 TEST(CliCheckTest, ReadsStdin) {
