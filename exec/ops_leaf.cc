@@ -25,8 +25,8 @@ absl::Status NeedOperands(const Node& node, Operands in, size_t n) {
 }  // namespace
 
 bool IsLeafOp(Opcode op) {
-  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) ||
-      IsBatchNorm(op) || IsReduceFamily(op))
+  if (IsElementwise(op) || IsShapeOp(op) || IsDynamicOp(op) ||
+      IsCollective(op) || IsBatchNorm(op) || IsReduceFamily(op))
     return true;
   switch (op) {
     case O::kRngGetAndUpdateState:
@@ -48,6 +48,7 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
                                  int depth) {
   if (IsElementwise(node.op)) return Wrap(EvalElementwise(node, in));
   if (IsShapeOp(node.op)) return Wrap(EvalShapeOp(ev.file(), node, in));
+  if (IsDynamicOp(node.op)) return Wrap(EvalDynamicOp(node, in));
   if (IsCollective(node.op)) return EvalCollective(ev, node, in, depth);
   if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
   if (IsReduceFamily(node.op)) return EvalReduceFamily(ev, node, in, depth);
