@@ -181,6 +181,12 @@ absl::StatusOr<Value> InheritDynamicSizes(const Node& node, Operands in,
                                           Value result);
 absl::StatusOr<Value> LogicalResult(Value result);
 
+// ops_ragged_dot.cc: ragged-dot, its three modes (non-contracting,
+// contracting, batch).
+absl::StatusOr<Literal> EvalRaggedDot(const Node& node, const Literal& lhs,
+                                      const Literal& rhs,
+                                      const Literal& group_sizes);
+
 // ops_shape.cc: broadcast, reshape, transpose, bitcast, copy, slice,
 // dynamic-slice, dynamic-update-slice, concatenate, pad, reverse, iota,
 // convert, bitcast-convert, reduce-precision.

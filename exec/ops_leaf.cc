@@ -31,6 +31,7 @@ bool IsLeafOp(Opcode op) {
   switch (op) {
     case O::kRngGetAndUpdateState:
     case O::kDot:
+    case O::kRaggedDot:
     case O::kConvolution:
     case O::kGather:
     case O::kScatter:
@@ -62,6 +63,9 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
         return absl::InvalidArgumentError("dot without dimension numbers");
       return Wrap(
           EvalDot(node, *in[0], *in[1], *node.attrs.dot_dimension_numbers));
+    case O::kRaggedDot:
+      if (operands = NeedOperands(node, in, 3); !operands.ok()) return operands;
+      return Wrap(EvalRaggedDot(node, *in[0], *in[1], *in[2]));
     case O::kConvolution:
       if (operands = NeedOperands(node, in, 2); !operands.ok()) return operands;
       return Wrap(EvalConvolution(node, *in[0], *in[1]));
