@@ -350,9 +350,9 @@ def statements(body):
 
 
 EVAL = re.compile(
-    r"^(?:TF_ASSERT_OK_AND_ASSIGN\(\s*(?:(?:const\s+)?(?:Literal|auto)\s+)?(\w+)\s*,\s*|"
-    r"(?:(?:const\s+)?(?:Literal|auto)\s+)?(\w+)\s*=\s*)"
-    r"(?:this->|HloEvaluator\(\)\.|evaluator_\.)?(Evaluate|Execute|ExecuteAndTransfer|ExecuteNoHloPasses)\s*\(",
+    r"^(?:TF_ASSERT_OK_AND_ASSIGN\(\s*(?:(?:const\s+)?(?:Literal|auto|std::vector<Literal>)\s+)?(\w+)\s*,\s*|"
+    r"(?:(?:const\s+)?(?:Literal|auto|std::vector<Literal>)\s+)?(\w+)\s*=\s*)"
+    r"(?:this->|HloEvaluator\(\)\.|evaluator_\.)?(Evaluate|ExecuteReplicated|Execute|ExecuteAndTransfer|ExecuteNoHloPasses)\s*\(",
     re.S)
 PARSE = re.compile(
     r"(?:TF_ASSERT_OK_AND_ASSIGN\(\s*(?:(?:std::unique_ptr<HloModule>|auto)\s+)?(\w+)\s*,|(\w+)\s*=)\s*"
@@ -362,6 +362,25 @@ PARSE = re.compile(
 PARSE_RAW = re.compile(
     r"(?:TF_ASSERT_OK_AND_ASSIGN\(\s*(?:(?:std::unique_ptr<HloModule>|auto)\s+)?(\w+)\s*,|(\w+)\s*=)\s*"
     r"(?:this->)?(?:ParseAndReturn(?:Verified|Unverified)Module|ParseHloText)\s*\(\s*(?:/\*\w*=\*/\s*)?R\"([^(\s]*)\(")
+
+
+INT_DEF = re.compile(r"^(?:static\s+)?(?:constexpr|const)\s+(?:int|int32_t|int64_t|"
+                     r"size_t)\s+(\w+)\s*=\s*(\d+)\s*;$")
+
+
+def with_replicas(hlo, replicas):
+  """The module with XLA's test config made explicit: replica_count=N."""
+  if replicas == 1 or "replica_count=" in hlo:
+    return hlo
+  lines = hlo.split("\n")
+  for i, l in enumerate(lines):
+    if l.startswith("HloModule"):
+      head = l.rstrip()
+      if head.endswith(","):
+        head = head[:-1]
+      lines[i] = head + ", replica_count=%d" % replicas
+      return "\n".join(lines)
+  return hlo
 
 
 def arg_names(text):
@@ -384,12 +403,18 @@ def extract_test(name, body, file_raws, file_lits, file_specs, emit):
   lits = dict(file_lits)
   specs = dict(file_specs)
   modules = {}  # module variable -> hlo text
-  results = {}  # result variable -> (hlo, [arg names])
+  results = {}  # result variable -> (hlo, [arg literals], replicas)
+  ints = {}  # integer constants (kNumReplicas)
+  replicated = {}  # result variable -> [(replica, expected, spec)]
   current_module = None
   for _, st in statements(body):
     st = st.strip()
     if 'R"' not in st:  # comments inside initializers ("//" keeps a row)
       st = re.sub(r"//[^\n]*|/\*.*?\*/", "", st, flags=re.S).strip()
+    m = INT_DEF.match(st)
+    if m:
+      ints[m.group(1)] = int(m.group(2))
+      continue
     m = RAW_DEF.match(st)
     if m:
       end = st.find(")" + m.group(2) + '"', m.end())
@@ -434,6 +459,21 @@ def extract_test(name, body, file_raws, file_lits, file_specs, emit):
       if (m.group(3) == "Evaluate" and call_args and
           re.fullmatch(r"\*\w+->entry_computation\(\)", call_args[0])):
         call_args = call_args[1:]
+      replicas = 1
+      if m.group(3) == "ExecuteReplicated":
+        # (module, args, replica count, use_threads, run_hlo_passes)
+        if len(call_args) < 2 or "num_partitions" in body:
+          results[var] = None
+          continue
+        count = call_args[1].strip()
+        replicas = int(count) if count.isdigit() else ints.get(count)
+        if not replicas:
+          results[var] = None
+          continue
+        call_args = call_args[:1]
+        if call_args and re.fullmatch(r"absl::Span<Literal\*\s*const>\s*\{\}",
+                                      call_args[0]):
+          call_args = []
       if m.group(3) != "Evaluate" and len(call_args) == 2 and call_args[
           1] in ("true", "false"):  # run_hlo_passes: same values either way
         call_args = call_args[:1]
@@ -443,7 +483,7 @@ def extract_test(name, body, file_raws, file_lits, file_specs, emit):
       try:
         names = arg_names(call_args[0] if call_args else "")
         args = [literal_expr(n, lits) for n in names]
-        results[var] = (hlo, args) if hlo else None
+        results[var] = (hlo, args, replicas) if hlo else None
       except Skip:
         results[var] = None
       continue
@@ -460,9 +500,21 @@ def extract_test(name, body, file_raws, file_lits, file_specs, emit):
     check = compare_of(st, lits, specs)
     if check:
       expected, result_var, spec = check
+      r = re.fullmatch(r"(\w+)\[(\d+)\]", result_var)
+      if r:  # one replica's result of ExecuteReplicated
+        got = results.get(r.group(1))
+        if got and got[2] > int(r.group(2)):
+          replicated.setdefault(r.group(1), []).append(
+              (int(r.group(2)), expected, spec))
+        continue
       got = results.get(result_var)
-      if got and expected:
-        emit(name, got[0], got[1], expected, spec)
+      if got and expected and got[2] == 1:
+        emit(name, got[0], got[1], [(None, expected)], spec, 1)
+  for var, checks in replicated.items():
+    if len(set(c[2] for c in checks)) == 1:
+      hlo, args, replicas = results[var]
+      emit(name, hlo, args, [(c[0], c[1]) for c in checks], checks[0][2],
+           replicas)
 
 
 def compare_of(st, lits, specs):
@@ -571,19 +623,23 @@ def main():
       test = "%s.%s" % (h.group(1), h.group(2))
       seen = []
 
-      def emit(name, hlo, args, expected, spec):
+      def emit(name, hlo, args, expects, spec, replicas):
         nonlocal total
         seen.append(1)
         base = "%s__%s" % (stem, h.group(2))
         if len(seen) > 1:
           base += "_%d" % len(seen)
         with open(os.path.join(out_dir, base + ".hlo"), "w") as fh:
-          fh.write(hlo)
+          fh.write(with_replicas(hlo, replicas))
         with open(os.path.join(out_dir, base + ".case"), "w") as fh:
           fh.write("SOURCE %s %s\nERROR %s\n" % (path, name, spec))
+          if replicas > 1:
+            fh.write("REPLICAS %d\n" % replicas)
           for a in args:
             fh.write("ARG %s\n" % a)
-          fh.write("EXPECT %s\n" % expected)
+          for replica, expected in expects:
+            at = "" if replica is None else "@%d" % replica
+            fh.write("EXPECT%s %s\n" % (at, expected))
         total += 1
 
       try:

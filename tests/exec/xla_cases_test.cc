@@ -7,6 +7,7 @@
 // test too, so the list stays true.
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -65,7 +66,8 @@ struct Case {
   bool exact = true;
   double abs = 0, rel = 0;
   std::vector<std::string> args;
-  std::string expected;
+  // By participant (EXPECT is participant 0, EXPECT@N participant N).
+  std::vector<std::pair<int, std::string>> expected;
 };
 
 Case ReadCase(const std::string& name) {
@@ -77,7 +79,9 @@ Case ReadCase(const std::string& name) {
     std::string rest = line.substr(std::min(line.size(), key.size() + 1));
     if (key == "SOURCE") c.source = rest;
     if (key == "ARG") c.args.push_back(rest);
-    if (key == "EXPECT") c.expected = rest;
+    if (key == "EXPECT") c.expected.push_back({0, rest});
+    if (key.rfind("EXPECT@", 0) == 0)
+      c.expected.push_back({std::atoi(key.c_str() + 7), rest});
     if (key == "ERROR" && rest != "exact") {
       c.exact = false;
       std::sscanf(rest.c_str(), "abs=%lf rel=%lf", &c.abs, &c.rel);
@@ -150,11 +154,31 @@ std::string RunCase(const std::string& name) {
     if (!v.ok()) return "bad ARG: " + std::string(v.status().message());
     args.push_back(*v);
   }
-  auto want = MakeLiteral(c.expected);
-  if (!want.ok()) return "bad EXPECT: " + std::string(want.status().message());
-  auto got = testing::RunHlo(ReadAll(CaseDir() / (name + ".hlo")), args);
+  // Every participant (REPLICAS: the module's replica_count) gets the args.
+  testing::Parsed p =
+      testing::ParseModule(ReadAll(CaseDir() / (name + ".hlo")));
+  if (p.file->modules.empty() || p.file->HasErrors())
+    return "does not parse: " + (p.file->diagnostics.empty()
+                                     ? std::string("no module")
+                                     : p.file->diagnostics[0].message);
+  if (absl::Status s = CheckSupported(*p.file, 0); !s.ok())
+    return std::string(s.message());
+  auto got = Evaluate(*p.file, 0, {args});
   if (!got.ok()) return std::string(got.status().message());
-  return Mismatch(**want, **got, c);
+  if (c.expected.empty()) return "no EXPECT";
+  for (const auto& [participant, text] : c.expected) {
+    auto want = MakeLiteral(text);
+    if (!want.ok())
+      return "bad EXPECT: " + std::string(want.status().message());
+    if (participant >= static_cast<int>(got->results.size()))
+      return "no participant " + std::to_string(participant);
+    std::string m = Mismatch(**want, *got->results[participant], c);
+    if (!m.empty()) {
+      if (c.expected.size() == 1) return m;
+      return "participant " + std::to_string(participant) + ": " + m;
+    }
+  }
+  return "";
 }
 
 class XlaCaseTest : public ::testing::TestWithParam<std::string> {};
@@ -183,7 +207,7 @@ INSTANTIATE_TEST_SUITE_P(Xla, XlaCaseTest, ::testing::ValuesIn(CaseNames()),
 
 TEST(XlaCasesTest, EveryListedFailureIsACaseWithAReason) {
   std::vector<std::string> names = CaseNames();
-  EXPECT_GE(names.size(), 90u);
+  EXPECT_GE(names.size(), 100u);
   for (const auto& [name, reason] : KnownFailures()) {
     EXPECT_TRUE(std::binary_search(names.begin(), names.end(), name)) << name;
     EXPECT_FALSE(reason.empty()) << name;
