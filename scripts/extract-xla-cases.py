@@ -13,8 +13,12 @@ Reads the files at HEAD of the XLA checkout (git show), writes per case
 NAME.hlo (the module) and NAME.case:
   SOURCE <xla file> <Suite.Test>
   ERROR exact | ERROR abs=<a> rel=<r>
-  ARG <shaped literal>        (one per parameter, in order)
-  EXPECT <shaped literal>
+  REPLICAS <n>                (ExecuteReplicated; the .hlo then says
+                               replica_count=<n>, the test's config)
+  ARG <shaped literal>        (one per parameter, in order; every replica)
+  EXPECT <shaped literal>     (or EXPECT@<replica>, one per checked replica)
+The XLA files come from github:zml/xla (its commit in the report of issue
+22); rerunning rewrites every .hlo/.case, known_failures.txt is kept.
 """
 
 import os
