@@ -17,8 +17,8 @@ NAME.hlo (the module) and NAME.case:
                                replica_count=<n>, the test's config)
   ARG <shaped literal>        (one per parameter, in order; every replica)
   EXPECT <shaped literal>     (or EXPECT@<replica>, one per checked replica)
-The XLA files come from github:zml/xla (its commit in the report of issue
-22); rerunning rewrites every .hlo/.case, known_failures.txt is kept.
+The fixtures came from github:zml/xla at 1e203b533f97 (2025-11-05);
+rerunning rewrites every .hlo/.case, known_failures.txt is kept.
 """
 
 import os
