@@ -136,6 +136,9 @@ absl::StatusOr<std::unique_ptr<Plan>> BuildPlan(const ParsedFile& file,
       if (!shape.ok()) return Err(file, id, shape.status().message());
       node.shape = *std::move(shape);
       node.minor_to_major = LayoutOf(file, in.shape);
+      const Shape& declared = file.shapes[in.shape];
+      for (Id k = 0; k < declared.dynamic.count; ++k)
+        node.dynamic_dims.push_back(file.Ints(declared.dynamic)[k] != 0);
       node.attrs = DecodeInstructionAttributes(file, in);
       if (!node.attrs.errors.empty())
         return Err(file, id, node.attrs.errors[0].message);
@@ -254,6 +257,14 @@ absl::StatusOr<Value> Evaluator::Run(Id computation,
         if (!converted.ok())
           return AtInstruction(file_, node.id, converted.status());
         values[i] = std::make_shared<const Literal>(*std::move(converted));
+      }
+      if (!node.dynamic_dims.empty()) {
+        std::vector<Value> in;
+        for (int o : node.operands) in.push_back(values[o]);
+        auto inherited = InheritDynamicSizes(node, in, values[i]);
+        if (!inherited.ok())
+          return AtInstruction(file_, node.id, inherited.status());
+        values[i] = *std::move(inherited);
       }
       if (collect && options_.collect_stats) {
         RecordStats(node.id, *values[i]);
@@ -780,7 +791,10 @@ absl::StatusOr<EvalResult> Evaluate(const ParsedFile& file, Id module,
   EvalResult out;
   for (int64_t d = 0; d < n; ++d) {
     if (!results[d].ok()) return results[d].status();
-    out.results.push_back(*results[d]);
+    // XLA's result is its dynamic shape: cut to the dynamic sizes.
+    auto logical = LogicalResult(*results[d]);
+    if (!logical.ok()) return logical.status();
+    out.results.push_back(*std::move(logical));
   }
   EvalResult& first = evaluators[0]->result();
   out.stats = evaluators[0]->stats().Take();

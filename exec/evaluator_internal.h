@@ -31,6 +31,7 @@ struct Node {
   LiteralShape shape;
   std::vector<int64_t> minor_to_major;  // empty: default (row-major)
   std::vector<int> operands;            // node indices
+  std::vector<bool> dynamic_dims;       // `<=` dims; empty when all static
   std::vector<std::vector<int64_t>> operand_layouts;  // minor_to_major each
   InstructionAttributes attrs;
   std::map<std::string, std::vector<Id>, std::less<>> calls;  // key -> comps
@@ -170,9 +171,25 @@ bool PlanHolds(const Plan& plan, Id instruction);
 bool RanFusedBefore(Evaluator& plans, const std::set<Id>& fused_ran,
                     Id instruction);
 
+// ops_dynamic.cc: set-dimension-size, get-dimension-size, dynamic-reshape;
+// InheritDynamicSizes gives a result declared with dynamic dims the dynamic
+// sizes of an operand of the same dims; LogicalResult cuts the entry's
+// result to its dynamic sizes.
+bool IsDynamicOp(Opcode op);
+absl::StatusOr<Literal> EvalDynamicOp(const Node& node, Operands in);
+absl::StatusOr<Value> InheritDynamicSizes(const Node& node, Operands in,
+                                          Value result);
+absl::StatusOr<Value> LogicalResult(Value result);
+
+// ops_ragged_dot.cc: ragged-dot, its three modes (non-contracting,
+// contracting, batch).
+absl::StatusOr<Literal> EvalRaggedDot(const Node& node, const Literal& lhs,
+                                      const Literal& rhs,
+                                      const Literal& group_sizes);
+
 // ops_shape.cc: broadcast, reshape, transpose, bitcast, copy, slice,
 // dynamic-slice, dynamic-update-slice, concatenate, pad, reverse, iota,
-// convert, bitcast-convert, reduce-precision, get-dimension-size.
+// convert, bitcast-convert, reduce-precision.
 bool IsShapeOp(Opcode op);
 absl::StatusOr<Literal> EvalShapeOp(const ParsedFile& file, const Node& node,
                                     Operands in);

@@ -209,6 +209,7 @@ Literal& Literal::operator=(Literal&& o) noexcept {
   byte_size_ = o.byte_size_;
   bytes_ = o.bytes_;
   elements_ = std::move(o.elements_);
+  dynamic_sizes_ = std::move(o.dynamic_sizes_);
   o.bytes_ = nullptr;
   o.byte_size_ = 0;
   o.count_ = 0;
@@ -307,6 +308,7 @@ absl::StatusOr<Literal> Literal::Clone() const {
   auto lit = CreateArray(type_, dims_);
   if (!lit.ok()) return lit;
   if (byte_size_) std::memcpy(lit->raw(), bytes_, byte_size_);
+  lit->dynamic_sizes_ = dynamic_sizes_;
   return lit;
 }
 

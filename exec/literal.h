@@ -88,7 +88,18 @@ class Literal {
   void SetInt(int64_t i, int64_t v);
 
   // The same data viewed with other dims (same element count).
-  void Reshape(std::vector<int64_t> dims) { dims_ = std::move(dims); }
+  void Reshape(std::vector<int64_t> dims) {
+    dims_ = std::move(dims);
+    dynamic_sizes_.clear();
+  }
+
+  // Dynamic dimensions (set-dimension-size, dynamic-reshape): the data keeps
+  // the bound dims and these are the logical size of each dim, as XLA's
+  // Literal::GetDynamicSize. Empty when every dim is static.
+  const std::vector<int64_t>& dynamic_sizes() const { return dynamic_sizes_; }
+  void set_dynamic_sizes(std::vector<int64_t> sizes) {
+    dynamic_sizes_ = std::move(sizes);
+  }
 
   // "f32[2,2] {1, 2, 3, 4}", at most `max_elements` shown.
   std::string ToString(int64_t max_elements = 16) const;
@@ -105,6 +116,7 @@ class Literal {
   int64_t byte_size_ = 0;
   uint8_t* bytes_ = nullptr;
   std::vector<Value> elements_;
+  std::vector<int64_t> dynamic_sizes_;
 };
 
 // Element type conversion with XLA's rules (convert).

@@ -25,12 +25,13 @@ absl::Status NeedOperands(const Node& node, Operands in, size_t n) {
 }  // namespace
 
 bool IsLeafOp(Opcode op) {
-  if (IsElementwise(op) || IsShapeOp(op) || IsCollective(op) ||
-      IsBatchNorm(op) || IsReduceFamily(op))
+  if (IsElementwise(op) || IsShapeOp(op) || IsDynamicOp(op) ||
+      IsCollective(op) || IsBatchNorm(op) || IsReduceFamily(op))
     return true;
   switch (op) {
     case O::kRngGetAndUpdateState:
     case O::kDot:
+    case O::kRaggedDot:
     case O::kConvolution:
     case O::kGather:
     case O::kScatter:
@@ -48,6 +49,7 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
                                  int depth) {
   if (IsElementwise(node.op)) return Wrap(EvalElementwise(node, in));
   if (IsShapeOp(node.op)) return Wrap(EvalShapeOp(ev.file(), node, in));
+  if (IsDynamicOp(node.op)) return Wrap(EvalDynamicOp(node, in));
   if (IsCollective(node.op)) return EvalCollective(ev, node, in, depth);
   if (IsBatchNorm(node.op)) return EvalBatchNorm(node, in);
   if (IsReduceFamily(node.op)) return EvalReduceFamily(ev, node, in, depth);
@@ -61,6 +63,9 @@ absl::StatusOr<Value> EvalLeafOp(Evaluator& ev, const Node& node, Operands in,
         return absl::InvalidArgumentError("dot without dimension numbers");
       return Wrap(
           EvalDot(node, *in[0], *in[1], *node.attrs.dot_dimension_numbers));
+    case O::kRaggedDot:
+      if (operands = NeedOperands(node, in, 3); !operands.ok()) return operands;
+      return Wrap(EvalRaggedDot(node, *in[0], *in[1], *in[2]));
     case O::kConvolution:
       if (operands = NeedOperands(node, in, 2); !operands.ok()) return operands;
       return Wrap(EvalConvolution(node, *in[0], *in[1]));

@@ -422,7 +422,6 @@ bool IsShapeOp(Opcode op) {
   switch (op) {
     case O::kBroadcast:
     case O::kReshape:
-    case O::kDynamicReshape:
     case O::kTranspose:
     case O::kBitcast:
     case O::kCopy:
@@ -436,8 +435,6 @@ bool IsShapeOp(Opcode op) {
     case O::kConvert:
     case O::kBitcastConvert:
     case O::kReducePrecision:
-    case O::kGetDimensionSize:
-    case O::kSetDimensionSize:
       return true;
     default:
       return false;
@@ -460,7 +457,6 @@ absl::StatusOr<Literal> EvalShapeOp(const ParsedFile& file, const Node& node,
     case O::kBroadcast:
       return Broadcast(node, *in[0]);
     case O::kReshape:
-    case O::kDynamicReshape:
       return Reshape(*in[0], node.shape);
     case O::kTranspose:
       return Transpose(*in[0],
@@ -494,16 +490,6 @@ absl::StatusOr<Literal> EvalShapeOp(const ParsedFile& file, const Node& node,
       return BitcastConvertLiteral(*in[0], node.shape);
     case O::kReducePrecision:
       return ReducePrecision(node, *in[0]);
-    case O::kGetDimensionSize: {
-      int64_t d = node.attrs.dimensions && !node.attrs.dimensions->empty()
-                      ? (*node.attrs.dimensions)[0]
-                      : 0;
-      if (d < 0 || d >= in[0]->rank()) return Bad("dimension out of range");
-      Literal out = Literal::ScalarFromInt(node.shape.type, in[0]->dims()[d]);
-      return out;
-    }
-    case O::kSetDimensionSize:
-      return in[0]->Clone();
     default:
       return absl::UnimplementedError(
           Cat("not a shape op: ", OpcodeName(node.op)));

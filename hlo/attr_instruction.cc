@@ -289,6 +289,8 @@ InstructionAttributes DecodeInstructionAttributes(
   g.One("window", DecodeWindow, &out.window);
   g.One("slice", DecodeSlice, &out.slice);
   g.One("dynamic_slice_sizes", DecodeIntList, &out.dynamic_slice_sizes);
+  g.One("lhs_ragged_dims", DecodeIntList, &out.lhs_ragged_dims);
+  g.One("rhs_group_dims", DecodeIntList, &out.rhs_group_dims);
   g.One("padding", DecodePadding, &out.padding);
   g.One("replica_groups", DecodeReplicaGroups, &out.replica_groups);
   g.One("source_target_pairs", DecodeSourceTargetPairs,
@@ -316,8 +318,8 @@ InstructionAttributes DecodeInstructionAttributes(
 
   g.Group({"lhs_batch_dims", "lhs_contracting_dims", "rhs_batch_dims",
            "rhs_contracting_dims"},
-          op == Opcode::kDot, DecodeDotDimensionNumbers,
-          &out.dot_dimension_numbers);
+          op == Opcode::kDot || op == Opcode::kRaggedDot,
+          DecodeDotDimensionNumbers, &out.dot_dimension_numbers);
   if (op == Opcode::kGather) {
     g.Group({"offset_dims", "collapsed_slice_dims", "start_index_map",
              "index_vector_dim", "slice_sizes", "operand_batching_dims",

@@ -121,6 +121,9 @@ struct InstructionAttributes {
   std::optional<CustomCallApiVersion> custom_call_api_version;
   std::optional<bool> custom_call_has_side_effect;
   std::optional<DotDimensionNumbers> dot_dimension_numbers;
+  // ragged-dot (with dot_dimension_numbers): XLA's RaggedDotDimensionNumbers.
+  std::optional<std::vector<int64_t>> lhs_ragged_dims;
+  std::optional<std::vector<int64_t>> rhs_group_dims;
   std::optional<ConvolutionDimensionNumbers> convolution_dimension_numbers;
   std::optional<int64_t> feature_group_count;
   std::optional<int64_t> batch_group_count;
