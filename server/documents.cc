@@ -79,6 +79,25 @@ std::string UriToPath(const std::string& uri) {
   return path;
 }
 
+std::string ProtoViewSource(const std::string& uri) {
+  constexpr std::string_view kScheme = "hlo-proto:";
+  if (uri.compare(0, kScheme.size(), kScheme) != 0) return uri;
+  const size_t query = uri.find('?');
+  if (query == std::string::npos) return uri;
+  std::string source;
+  for (size_t i = query + 1; i < uri.size() && uri[i] != '#'; ++i) {
+    int hi = i + 2 < uri.size() ? HexValue(uri[i + 1]) : -1;
+    int lo = hi >= 0 ? HexValue(uri[i + 2]) : -1;
+    if (uri[i] == '%' && lo >= 0) {
+      source.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      source.push_back(uri[i]);
+    }
+  }
+  return UriToPath(source).empty() ? uri : source;
+}
+
 std::string PathToUri(const std::string& path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out = "file://";

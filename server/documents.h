@@ -45,6 +45,10 @@ std::shared_ptr<const Snapshot> MakeSnapshot(
 // file:///a%20b -> /a b; empty when the URI is not a file URI.
 std::string UriToPath(const std::string& uri);
 std::string PathToUri(const std::string& path);
+// The file behind a proto's text view, `hlo-proto:/dir/X.txt?<file URI,
+// percent-encoded>` (what the VS Code client opens for X.pb): that file URI;
+// any other URI unchanged.
+std::string ProtoViewSource(const std::string& uri);
 
 // Applies one LSP content change to `text` (positions in `unit`).
 void ApplyChange(std::string* text, const ContentChange& change,

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "exec/platform.h"
 #include "server/features/convert.h"
 #include "server/features/features.h"
 #include "server/features/workspace_features.h"
@@ -379,9 +380,14 @@ Result<InitializeResult> LspServer::Initialize(const InitializeParams& p) {
                            .show_message = p.show_message_support};
   workspace_->Initialize(std::move(folders), support_);
   initialized_ = true;
-  return InitializeResult{utf8, table_.command_names(),
+  // Asked once, in a child (cached): a build without CUDA answers at once.
+  const hlo::exec::GpuInfo gpu = hlo::exec::QueryGpuInChild();
+  return InitializeResult{utf8,
+                          table_.command_names(),
                           Strings(SemanticTokenTypes()),
-                          Strings(SemanticTokenModifiers()), HLO_LSP_VERSION};
+                          Strings(SemanticTokenModifiers()),
+                          HLO_LSP_VERSION,
+                          gpu.available() ? gpu.Describe() : ""};
 }
 
 int LspServer::Run() {

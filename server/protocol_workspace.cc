@@ -159,6 +159,14 @@ bool FromJson(const Json& j, ReplayArgs* out, std::string* error) {
       !OptionalBool(j, "fakeData", &out->fake_data, error)) {
     return false;
   }
+  if (const Json* timeout = Member(j, "timeout");
+      timeout != nullptr && !timeout->is_null()) {
+    if (!timeout->is_number() || timeout->get<double>() < 0) {
+      *error = "expected seconds >= 0 'timeout' (0: no limit)";
+      return false;
+    }
+    out->timeout = timeout->get<double>();
+  }
   if (const Json* platforms = Member(j, "platforms");
       platforms != nullptr && !platforms->is_null()) {
     if (!platforms->is_array()) {
@@ -397,26 +405,38 @@ Json ToJson(const ReplayStarted& r) {
   return Json{{"id", r.id}, {"status", "running"}, {"module", r.module}};
 }
 
+Json ToJson(const ReplayStatEntry& s) {
+  return Json{{"name", s.name},
+              {"opcode", s.opcode},
+              {"line", s.line},
+              {"elements", s.elements},
+              {"nan", s.nan},
+              {"inf", s.inf},
+              {"min", Optional(s.min)},
+              {"max", Optional(s.max)},
+              {"mean", Optional(s.mean)}};
+}
+
 Json ToJson(const ReplayReport& r) {
   Json outputs = Json::array(), stats = Json::array();
   for (const ReplayOutputEntry& o : r.outputs) {
-    outputs.push_back(
-        {{"name", o.name}, {"shape", o.shape}, {"value", o.value}});
+    outputs.push_back({{"name", o.name},
+                       {"shape", o.shape},
+                       {"value", o.value},
+                       {"elements", o.elements},
+                       {"nan", o.nan},
+                       {"inf", o.inf},
+                       {"min", Optional(o.min)},
+                       {"max", Optional(o.max)},
+                       {"mean", Optional(o.mean)}});
   }
-  for (const ReplayStatEntry& s : r.stats) {
-    stats.push_back({{"name", s.name},
-                     {"opcode", s.opcode},
-                     {"line", s.line},
-                     {"elements", s.elements},
-                     {"nan", s.nan},
-                     {"inf", s.inf},
-                     {"min", Optional(s.min)},
-                     {"max", Optional(s.max)},
-                     {"mean", Optional(s.mean)}});
-  }
+  for (const ReplayStatEntry& s : r.stats) stats.push_back(ToJson(s));
   Json out{{"summary", r.summary}, {"outcome", r.outcome},
            {"outputs", outputs},   {"stats", stats},
            {"notes", r.notes},     {"seconds", r.seconds}};
+  if (!r.uri.empty()) out["uri"] = r.uri;
+  out["firstNonFinite"] =
+      r.first_non_finite ? ToJson(*r.first_non_finite) : Json(nullptr);
   if (!r.error.empty()) out["error"] = r.error;
   if (r.mismatches) out["mismatches"] = *r.mismatches;
   if (r.divergence) {
@@ -502,6 +522,11 @@ Json ToJson(const InitializeResult& r) {
       {"codeLensProvider", {{"resolveProvider", false}}},
       {"executeCommandProvider", {{"commands", r.commands}}},
   };
+  // Whether a GPU answered (clients hide the GPU commands where none did).
+  capabilities["experimental"] = {
+      {"gpu",
+       {{"available", !r.gpu.empty()},
+        {"device", r.gpu.empty() ? Json(nullptr) : Json(r.gpu)}}}};
   return Json{{"capabilities", capabilities},
               {"serverInfo", {{"name", "hlo-lsp"}, {"version", r.version}}}};
 }

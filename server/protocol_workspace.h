@@ -68,14 +68,15 @@ struct ReplayResultParams {
   int64_t id = 0;
 };
 
-// hlo.replay {uri, platform?, snapshot?, fakeData?} and
-// hlo.compare {uri, platforms, snapshot?, fakeData?}.
+// hlo.replay {uri, platform?, snapshot?, fakeData?, timeout?} and
+// hlo.compare {uri, platforms, snapshot?, fakeData?, timeout?}.
 struct ReplayArgs {
   std::string uri;
   std::string platform;                // hlo.replay; empty means cpu
   std::vector<std::string> platforms;  // hlo.compare
   std::string snapshot;                // a URI or a path; empty when absent
   bool fake_data = false;
+  double timeout = 600;  // seconds of wall clock, as the CLI's --timeout
 };
 
 // hlo.search {query, root?}.
@@ -236,7 +237,11 @@ struct ReplayStarted {
 struct ReplayOutputEntry {
   std::string name;
   std::string shape;
-  std::string value;
+  std::string value;  // the first elements
+  int64_t elements = 0;
+  int64_t nan = 0;
+  int64_t inf = 0;
+  std::optional<double> min, max, mean;  // null when no finite element
 };
 struct ReplayStatEntry {
   std::string name;
@@ -256,7 +261,8 @@ struct ReplayDivergence {
 };
 struct ReplayReport {
   std::string summary;
-  std::string outcome;  // ok | refused | failed
+  std::string outcome;  // ok | refused | failed | cancelled
+  std::string uri;      // the replayed document: where stats' lines are
   std::vector<ReplayOutputEntry> outputs;
   std::vector<ReplayStatEntry> stats;
   std::vector<std::string> notes;
@@ -264,6 +270,8 @@ struct ReplayReport {
   std::string error;                                   // omitted when empty
   std::optional<std::vector<std::string>> mismatches;  // when compared
   std::optional<ReplayDivergence> divergence;
+  // The first instruction that produced a NaN or an Inf (its stats entry).
+  std::optional<ReplayStatEntry> first_non_finite;
 };
 
 // $/progress values (a work-done progress report).
@@ -322,6 +330,7 @@ struct InitializeResult {
   std::vector<std::string> token_types;
   std::vector<std::string> token_modifiers;
   std::string version;
+  std::string gpu;  // experimental.gpu.device: the GPU, empty when none
 };
 
 // ------------------------------------------------------------- decoding --
@@ -360,6 +369,7 @@ Json ToJson(const MemoryReply& m);
 Json ToJson(const SearchHit& h);
 Json ToJson(const WrittenFile& f);
 Json ToJson(const ReplayStarted& r);
+Json ToJson(const ReplayStatEntry& s);
 Json ToJson(const ReplayReport& r);
 Json ToJson(const WorkDoneProgress& p);
 Json ToJson(const ProgressParams& p);

@@ -33,7 +33,9 @@ CodeAction BundleAction(const std::string& uri) {
 }  // namespace
 
 std::vector<CodeAction> CodeActions(const CodeActionParams& params) {
-  const std::string& uri = params.uri;
+  // A proto's text view acts on the proto file itself: the commands need a
+  // file URI.
+  const std::string uri = ProtoViewSource(params.uri);
   const std::string path = UriToPath(uri);
   const bool dump = IsModuleDump(path);
   if (IsProtoPath(path)) {

@@ -11,6 +11,7 @@
 #include "exec/literal.h"
 #include "exec/platform.h"
 #include "exec/replay.h"
+#include "exec/stats.h"
 #include "hlo/parser.h"
 #include "server/common/file_reader.h"
 #include "server/common/proto_files.h"
@@ -70,35 +71,45 @@ std::string Summary(const std::string& module_name, const std::string& platform,
   return summary;
 }
 
+ReplayStatEntry StatEntry(const hlo::exec::NamedStats& s) {
+  ReplayStatEntry entry{s.name,
+                        s.opcode,
+                        static_cast<int64_t>(s.line),
+                        static_cast<int64_t>(s.stats.elements),
+                        static_cast<int64_t>(s.stats.nan_count),
+                        static_cast<int64_t>(s.stats.inf_count)};
+  if (s.stats.elements > s.stats.nan_count + s.stats.inf_count) {
+    entry.min = s.stats.min;
+    entry.max = s.stats.max;
+    entry.mean = s.stats.mean();
+  }
+  return entry;
+}
+
 ReplayReport MakeReport(const std::string& module_name,
                         const std::string& platform,
                         const hlo::exec::ReplayResult& r,
                         const std::string& arg_source,
-                        const std::vector<std::string>* mismatches) {
+                        const std::vector<std::string>* mismatches,
+                        bool cancelled) {
   ReplayReport report;
   for (const auto& [name, v] : r.outputs) {
-    report.outputs.push_back(
-        {name, hlo::exec::ShapeString(v->shape()), v->ToString(8)});
+    // Each output's own statistics: the results view shows them beside its
+    // first values.
+    const ReplayStatEntry s =
+        StatEntry({hlo::exec::StatsOf(hlo::kNone, *v), name, "", 0});
+    report.outputs.push_back({name, hlo::exec::ShapeString(v->shape()),
+                              v->ToString(8), s.elements, s.nan, s.inf, s.min,
+                              s.max, s.mean});
   }
-  for (const auto& s : r.stats) {
-    const bool any = s.stats.elements > s.stats.nan_count + s.stats.inf_count;
-    ReplayStatEntry entry{s.name,
-                          s.opcode,
-                          static_cast<int64_t>(s.line),
-                          static_cast<int64_t>(s.stats.elements),
-                          static_cast<int64_t>(s.stats.nan_count),
-                          static_cast<int64_t>(s.stats.inf_count)};
-    if (any) {
-      entry.min = s.stats.min;
-      entry.max = s.stats.max;
-      entry.mean = s.stats.mean();
-    }
-    report.stats.push_back(std::move(entry));
-  }
+  for (const auto& s : r.stats) report.stats.push_back(StatEntry(s));
+  if (r.first_nonfinite)
+    report.first_non_finite = StatEntry(*r.first_nonfinite);
   report.summary = Summary(module_name, platform, r, arg_source, mismatches);
   report.outcome = r.outcome == hlo::exec::ReplayOutcome::kOk        ? "ok"
                    : r.outcome == hlo::exec::ReplayOutcome::kRefused ? "refused"
-                                                                     : "failed";
+                   : cancelled ? "cancelled"
+                               : "failed";
   report.notes = r.notes;
   report.seconds = r.seconds;
   report.error = r.error;
@@ -135,7 +146,9 @@ void ReplayJobs::Shutdown() {
   jobs.clear();  // each job's destructor cancels and joins its run
 }
 
-Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
+Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& given, bool compare) {
+  ReplayArgs args = given;
+  args.uri = ProtoViewSource(given.uri);  // a proto's text view: the proto
   std::string path = UriToPath(args.uri);
   if (path.empty()) return InvalidParams("expected {uri} with a file URI");
   std::vector<std::string> platforms =
@@ -219,10 +232,13 @@ Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
           ? "module"
           : std::string(file->Text(file->modules[0].name));
   const bool fake = args.fake_data;
+  const double timeout = args.timeout;
+  const std::string uri = args.uri;
   Job* raw = job.get();
   job->thread = std::thread([raw, file, text, snapshot, fake, compare, gpu,
-                             module_name] {
+                             module_name, timeout, uri] {
     hlo::exec::ReplayOptions options;
+    options.timeout_seconds = timeout;
     options.collect_stats = true;
     if (gpu) options.platform = hlo::exec::Platform::kGpu;
     options.compare_with_cpu = gpu && compare;
@@ -253,7 +269,8 @@ Result<ReplayStarted> ReplayJobs::Start(const ReplayArgs& args, bool compare) {
     }
     ReplayReport report =
         MakeReport(module_name, gpu ? "gpu" : "cpu", r, arg_source,
-                   compared ? &mismatches : nullptr);
+                   compared ? &mismatches : nullptr, raw->cancel.load());
+    report.uri = uri;
     std::lock_guard<std::mutex> lock(raw->mutex);
     raw->report = std::move(report);
     raw->done = true;
@@ -275,7 +292,12 @@ Result<ReplayReport> ReplayJobs::Report(const ReplayResultParams& params,
   std::unique_lock<std::mutex> lock(job->mutex);
   while (!job->done) {
     job->done_cv.wait_for(lock, std::chrono::milliseconds(100));
-    if (cancelled && cancelled->load()) return Cancelled();
+    // The editor cancelled its wait ($/cancelRequest): stop the run too,
+    // which kills its child process.
+    if (cancelled && cancelled->load()) {
+      job->cancel = true;
+      return Cancelled();
+    }
   }
   return job->report;
 }

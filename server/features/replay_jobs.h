@@ -1,6 +1,8 @@
 // Replay as an editor job: hlo.replay and hlo.compare start a run on a
 // thread of its own (the evaluator itself runs in a child process with
 // limits) and answer its id at once; hlo/replayResult waits for the report.
+// Cancelling that wait ($/cancelRequest) stops the run: its child is killed,
+// the request answers "cancelled" and the kept report's outcome says so.
 // The latest runs' reports are kept.
 #ifndef HLO_LSP_SERVER_FEATURES_REPLAY_JOBS_H_
 #define HLO_LSP_SERVER_FEATURES_REPLAY_JOBS_H_
@@ -24,7 +26,8 @@ class ReplayJobs {
 
   // hlo.replay (compare false) and hlo.compare (true).
   Result<ReplayStarted> Start(const ReplayArgs& args, bool compare);
-  // hlo/replayResult: waits for the run's report.
+  // hlo/replayResult: waits for the run's report; `cancelled` also cancels
+  // the run.
   Result<ReplayReport> Report(const ReplayResultParams& params,
                               const std::atomic<bool>* cancelled);
   void Shutdown();

@@ -555,6 +555,39 @@ async function workspaceTests() {
       result.outputs.length === 1 && Array.isArray(result.stats) && result.stats.length > 0, result);
     const cmp = await exec('hlo.compare', { uri: pathToFileURL(before).href, platforms: ['cpu', 'gpu'] }).then(() => null, e => e.message);
     check('hlo.compare without snapshot: says what is missing', /snapshot/.test(cmp || ''), cmp);
+    check('initialize: experimental.gpu says whether a GPU answered', caps.experimental && caps.experimental.gpu &&
+      caps.experimental.gpu.available === false && caps.experimental.gpu.device === null, caps.experimental);
+    check('hlo/replayResult: each output with its statistics, the NaN origin null', result && result.uri === beforeUri &&
+      result.outputs[0].elements === 2 && 'min' in result.outputs[0] && result.outputs[0].nan === 0 &&
+      result.firstNonFinite === null, result);
+    // The results view's NaN origin: the first instruction that made a NaN, at its line.
+    const nanFile = path.join(dir, 'nan.hlo');
+    fs.writeFileSync(nanFile, 'HloModule nan\n\nENTRY %e () -> f32[2] {\n  %z = f32[2]{0} constant({0, 0})\n' +
+      '  ROOT %q = f32[2]{0} divide(%z, %z)\n}\n');
+    const nanRun = await exec('hlo.replay', { uri: pathToFileURL(nanFile).href, platform: 'cpu', fakeData: true, timeout: 30 });
+    const nan = nanRun && await s.req(new P.RequestType('hlo/replayResult'), { id: nanRun.id }, 60000);
+    check('hlo/replayResult: firstNonFinite names the instruction and its line', nan && nan.firstNonFinite &&
+      nan.firstNonFinite.name === 'q' && nan.firstNonFinite.line === 5 && nan.outputs[0].nan === 2, nan);
+    // Cancelling hlo/replayResult stops the run ($/cancelRequest through vscode-jsonrpc).
+    const endless = path.join(dir, 'endless.hlo');
+    fs.writeFileSync(endless, 'HloModule endless\n\n%c (p: s32[]) -> pred[] {\n  %p = s32[] parameter(0)\n' +
+      '  ROOT %t = pred[] constant(true)\n}\n\n%b (p: s32[]) -> s32[] {\n  %p = s32[] parameter(0)\n' +
+      '  %one = s32[] constant(1)\n  ROOT %n = s32[] add(%p, %one)\n}\n\nENTRY %e () -> s32[] {\n' +
+      '  %z = s32[] constant(0)\n  ROOT %w = s32[] while(%z), condition=%c, body=%b\n}\n');
+    const run = await exec('hlo.replay', { uri: pathToFileURL(endless).href, platform: 'cpu' });
+    const source = new rpc.CancellationTokenSource();
+    const waiting = s.conn.sendRequest(new P.RequestType('hlo/replayResult'), { id: run.id }, source.token);
+    setTimeout(() => source.cancel(), 300);
+    const cancelErr = await waiting.then(() => null, e => e);
+    const report = await s.req(new P.RequestType('hlo/replayResult'), { id: run.id }, 10000);
+    check('hlo/replayResult cancelled: the run is killed and says "cancelled"', cancelErr &&
+      report && report.outcome === 'cancelled' && /cancelled/.test(report.summary), { cancelErr: String(cancelErr), report });
+    // The text view VS Code opens for a .pb: its code actions act on the .pb.
+    const pbUri = pathToFileURL(pb).href;
+    const viewUri = `hlo-proto:${pb.replace(/\.pb$/, '.txt')}?${encodeURIComponent(pbUri)}`;
+    const viewActions = await s.req(P.CodeActionRequest.type, { textDocument: { uri: viewUri }, range, context: { diagnostics: [] } });
+    check('codeAction in a proto text view: commands name the proto file', viewActions && viewActions.length > 0 &&
+      viewActions.every(a => a.command.arguments[0].uri === pbUri), viewActions);
   } finally {
     const code = await s.stop();
     check('workspace session: exit code 0', code === 0, code);

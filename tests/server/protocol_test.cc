@@ -118,6 +118,21 @@ TEST(UriTest, FileUris) {
   EXPECT_EQ(UriToPath(PathToUri("/x/y z/é")), "/x/y z/é");
 }
 
+// VS Code's text view of a proto: hlo-proto:/dir/X.txt?<file URI, encoded>.
+TEST(UriTest, ProtoViewSource) {
+  EXPECT_EQ(
+      ProtoViewSource("hlo-proto:/d/x.txt?file%3A%2F%2F%2Fd%2Fa%2520b.pb"),
+      "file:///d/a%20b.pb");
+  EXPECT_EQ(ProtoViewSource("hlo-proto:/d/x.txt?file:///d/x.pb#frag"),
+            "file:///d/x.pb");
+  // Anything else, or a view whose query is no file URI, stays as it is.
+  for (const char* uri : {"file:///d/x.pb", "untitled:1", "hlo-proto:/d/x.txt",
+                          "hlo-proto:/d/x.txt?", "hlo-proto:/x?%",
+                          "hlo-proto:/x?%4", "hlo-proto:/x?untitled%3A1"}) {
+    EXPECT_EQ(ProtoViewSource(uri), uri);
+  }
+}
+
 }  // namespace
 }  // namespace hlo_lsp
 

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -436,6 +438,159 @@ TEST_F(WorkspaceTest, ReplayOnCpuThenResult) {
             std::string::npos);
   Json unknown = Call(h, "hlo/replayResult", {{"id", 9999}});
   EXPECT_TRUE(unknown.contains("error"));
+}
+
+// An endless loop: only a time limit or a cancel ends its replay.
+constexpr char kEndless[] = R"(HloModule endless
+
+%cond (p: s32[]) -> pred[] {
+  %p = s32[] parameter(0)
+  ROOT %t = pred[] constant(true)
+}
+
+%body (p: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %one = s32[] constant(1)
+  ROOT %n = s32[] add(%p, %one)
+}
+
+ENTRY %e () -> s32[] {
+  %z = s32[] constant(0)
+  ROOT %w = s32[] while(%z), condition=%cond, body=%body
+}
+)";
+
+TEST_F(WorkspaceTest, ReplayReportHasOutputStatsAndTheNanOrigin) {
+  Write("nan.hlo", R"(HloModule nan
+
+ENTRY %e () -> (f32[3], f32[2]) {
+  %z = f32[2]{0} constant({0, 1})
+  %q = f32[2]{0} divide(%z, %z)
+  %c = f32[3]{0} constant({1, 2, 6})
+  ROOT %t = (f32[3]{0}, f32[2]{0}) tuple(%c, %q)
+}
+)");
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  Json started = Command(h, "hlo.replay", {{"uri", Uri("nan.hlo")}});
+  ASSERT_TRUE(started["result"].contains("id")) << started.dump();
+  Json r = Call(h, "hlo/replayResult", {{"id", started["result"]["id"]}});
+  ASSERT_EQ(r["result"]["outcome"], "ok") << r.dump();
+  EXPECT_EQ(r["result"]["uri"], Uri("nan.hlo"));
+  const Json& outs = r["result"]["outputs"];
+  ASSERT_EQ(outs.size(), 2u) << r.dump();
+  EXPECT_EQ(outs[0]["shape"], "f32[3]");
+  EXPECT_EQ(outs[0]["elements"], 3);
+  EXPECT_EQ(outs[0]["min"], 1.0);
+  EXPECT_EQ(outs[0]["max"], 6.0);
+  EXPECT_EQ(outs[0]["mean"], 3.0);
+  EXPECT_EQ(outs[0]["nan"], 0);
+  EXPECT_EQ(outs[1]["nan"], 1);  // 0/0; 1/1 is finite
+  const Json& origin = r["result"]["firstNonFinite"];
+  EXPECT_EQ(origin["name"], "q") << r.dump();
+  EXPECT_EQ(origin["opcode"], "divide");
+  EXPECT_EQ(origin["line"], 5);
+  EXPECT_EQ(origin["nan"], 1);
+
+  // Without NaN: null, so that a client can tell "none" from "not told".
+  Json clean =
+      Command(h, "hlo.replay",
+              {{"uri", Uri("module_0001.foo.before_optimizations.txt")}});
+  Json cr = Call(h, "hlo/replayResult", {{"id", clean["result"]["id"]}});
+  ASSERT_TRUE(cr["result"].contains("firstNonFinite")) << cr.dump();
+  EXPECT_TRUE(cr["result"]["firstNonFinite"].is_null());
+}
+
+TEST_F(WorkspaceTest, ReplayTimeoutComesWithTheCommand) {
+  Write("endless.hlo", kEndless);
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  Json started =
+      Command(h, "hlo.replay", {{"uri", Uri("endless.hlo")}, {"timeout", 1}});
+  ASSERT_TRUE(started["result"].contains("id")) << started.dump();
+  Json r = Call(h, "hlo/replayResult", {{"id", started["result"]["id"]}});
+  EXPECT_EQ(r["result"]["outcome"], "failed") << r.dump();
+  EXPECT_NE(r["result"]["error"].get<std::string>().find("timed out after 1"),
+            std::string::npos)
+      << r.dump();
+  Json bad =
+      Command(h, "hlo.replay", {{"uri", Uri("endless.hlo")}, {"timeout", -1}});
+  EXPECT_TRUE(bad.contains("error")) << bad.dump();
+}
+
+TEST_F(WorkspaceTest, CancellingTheResultRequestKillsTheRun) {
+  Write("endless.hlo", kEndless);
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  Json started = Command(h, "hlo.replay", {{"uri", Uri("endless.hlo")}});
+  ASSERT_TRUE(started["result"].contains("id")) << started.dump();
+  const Json id = started["result"]["id"];
+  h.Request(42, "hlo/replayResult", {{"id", id}});
+  usleep(300 * 1000);
+  h.Notify("$/cancelRequest", {{"id", 42}});
+  Json cancelled = h.Response(42, 10000);
+  ASSERT_TRUE(cancelled.contains("error")) << cancelled.dump();
+  EXPECT_EQ(cancelled["error"]["code"], -32800);
+  EXPECT_EQ(cancelled["error"]["message"], "cancelled");
+  // The run itself stopped (it would otherwise run for 600 s): its report
+  // comes at once and says so.
+  Json r = h.Call("hlo/replayResult", {{"id", id}}, 10000);
+  EXPECT_EQ(r["result"]["outcome"], "cancelled") << r.dump();
+  EXPECT_NE(r["result"]["summary"].get<std::string>().find("cancelled"),
+            std::string::npos);
+}
+
+TEST_F(WorkspaceTest, InitializeSaysWhetherAGpuAnswered) {
+  ServerHarness h(NoCache());
+  Json r = h.Initialize();
+  const Json& gpu = r["result"]["capabilities"]["experimental"]["gpu"];
+  const hlo::exec::GpuInfo info = hlo::exec::QueryGpuInChild();
+  EXPECT_EQ(gpu["available"], info.available()) << r.dump();
+  if (info.available()) {
+    EXPECT_EQ(gpu["device"], info.Describe());
+  } else {
+    EXPECT_TRUE(gpu["device"].is_null());
+  }
+}
+
+TEST_F(WorkspaceTest, CodeActionsOfAProtoTextViewActOnTheProto) {
+  auto bytes = hlo::proto::ConvertTextToHloProtoBytes(kBefore);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  Write("module_0001.foo.hlo.pb", *bytes);
+  // What VS Code opens for a .pb: hlo-proto:/dir/X.txt?<the file URI>.
+  std::string pb = Uri("module_0001.foo.hlo.pb");
+  std::string query;
+  for (char c : pb) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_')
+      query += c;
+    else
+      query += "%" + [&] {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02X", static_cast<unsigned char>(c));
+        return std::string(hex);
+      }();
+  }
+  std::string view =
+      "hlo-proto:" + (dir_ / "module_0001.foo.hlo.txt").string() + "?" + query;
+  ServerHarness h(NoCache());
+  Start(h, Json::object());
+  Json actions = Call(h, "textDocument/codeAction",
+                      {{"textDocument", {{"uri", view}}},
+                       {"range",
+                        {{"start", {{"line", 0}, {"character", 0}}},
+                         {"end", {{"line", 0}, {"character", 0}}}}},
+                       {"context", {{"diagnostics", Json::array()}}}});
+  ASSERT_FALSE(actions["result"].empty()) << actions.dump();
+  EXPECT_EQ(actions["result"][0]["command"]["command"], "hlo.convertToText");
+  for (const Json& a : actions["result"]) {
+    EXPECT_EQ(a["command"]["arguments"][0]["uri"], pb) << a.dump();
+  }
+  // A command given the view's URI acts on the proto too.
+  Json replay = Command(h, "hlo.replay", {{"uri", view}});
+  ASSERT_TRUE(replay["result"].contains("id")) << replay.dump();
+  Json r = Call(h, "hlo/replayResult", {{"id", replay["result"]["id"]}});
+  EXPECT_EQ(r["result"]["outcome"], "ok") << r.dump();
+  EXPECT_EQ(r["result"]["uri"], pb);
 }
 
 TEST_F(WorkspaceTest, SearchCommandReturnsContractObjects) {

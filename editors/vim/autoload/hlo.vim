@@ -146,37 +146,190 @@ function! hlo#Stages() abort
   copen
 endfunction
 
-" :HloReplay [cpu|gpu]: runs the module in the background; output in a scratch buffer.
+" --- Replay: :HloReplay [cpu|gpu] [fake] [snapshot=FILE] [timeout=SECONDS] ---
+
+" Whether a GPU answered: the attached server's initialize result in Neovim
+" (experimental.gpu), else g:hlo_gpu (Vim has no server to ask; default: no). The
+" GPU choices are offered only where it is true.
+function! hlo#GpuAvailable() abort
+  if has('nvim') && luaeval('require("hlo").client(0) ~= nil')
+    return luaeval('require("hlo").gpu_available()')
+  endif
+  return get(g:, 'hlo_gpu', 0)
+endfunction
+
+" The module's snapshots (`hlo-lsp files --json`, kind "snapshot").
+function! hlo#Snapshots(path) abort
+  let [l:rc, l:out] = s:Run([hlo#Executable(), 'files', a:path, '--json'])
+  if l:rc != 0
+    return []
+  endif
+  let l:files = filter(get(json_decode(l:out), 'files', []), {_, f -> get(f, 'kind', '') ==# 'snapshot'})
+  return map(l:files, {_, f -> fnamemodify(f.path, ':p')})
+endfunction
+
+" :HloReplay's words as hlo.replay's arguments {uri, platform, fakeData?, snapshot?,
+" timeout}; {'error': ...} for a word it does not know.
+function! hlo#ReplayArgs(path, words) abort
+  let l:args = {'uri': s:Uri(a:path), 'platform': 'cpu', 'timeout': get(g:, 'hlo_replay_timeout', 600)}
+  for l:w in a:words
+    if l:w ==# 'cpu' || l:w ==# 'gpu'
+      let l:args.platform = l:w
+    elseif l:w ==# 'fake'
+      let l:args.fakeData = v:true
+    elseif l:w =~# '^snapshot='
+      let l:args.snapshot = s:Uri(fnamemodify(l:w[9:], ':p'))
+    elseif l:w =~# '^timeout=\d\+$'
+      let l:args.timeout = str2nr(l:w[8:])
+    else
+      return {'error': 'HloReplay: unknown argument ' . l:w . ' (cpu|gpu, fake, snapshot=FILE, timeout=SECONDS)'}
+    endif
+  endfor
+  return l:args
+endfunction
+
+function! s:Num(v) abort
+  return type(a:v) == v:t_float ? printf('%.6g', a:v) : type(a:v) == v:t_number ? string(a:v) : '-'
+endfunction
+
+" The results as lines: summary, each output's shape, statistics and first values, the
+" first instruction that made a NaN or an Inf. RESULT: hlo/replayResult's answer, or
+" `hlo-lsp replay --json`'s (outputs' `preview`, `first_nonfinite`).
+function! hlo#ReplayLines(result) abort
+  let l:r = a:result
+  let l:lines = [get(l:r, 'summary', printf('replay of %s on %s: %s', get(l:r, 'module', '?'),
+        \ get(l:r, 'platform', '?'), get(l:r, 'outcome', '?')))]
+  call add(l:lines, printf('outcome: %s (%s s)', get(l:r, 'outcome', '?'), s:Num(get(l:r, 'seconds', v:null))))
+  if !empty(get(l:r, 'error', ''))
+    call add(l:lines, 'error: ' . l:r.error)
+  endif
+  call add(l:lines, '')
+  if !empty(get(l:r, 'outputs', []))
+    call add(l:lines, printf('%-8s %-20s %12s %12s %12s %6s %6s', 'output', 'shape', 'min', 'max', 'mean', 'NaN', 'Inf'))
+  endif
+  for l:o in get(l:r, 'outputs', [])
+    call add(l:lines, printf('%-8s %-20s %12s %12s %12s %6s %6s', l:o.name, get(l:o, 'shape', ''),
+          \ s:Num(get(l:o, 'min', v:null)), s:Num(get(l:o, 'max', v:null)), s:Num(get(l:o, 'mean', v:null)),
+          \ s:Num(get(l:o, 'nan', v:null)), s:Num(get(l:o, 'inf', v:null))))
+    call add(l:lines, '  first values: ' . substitute(get(l:o, 'value', get(l:o, 'preview', '')), '\n', ' ', 'g'))
+  endfor
+  call add(l:lines, '')
+  let l:origin = s:Origin(l:r)
+  if type(l:origin) == v:t_dict
+    call add(l:lines, printf('first NaN/Inf: %%%s %s at line %d: %s NaN, %s Inf (quickfix list)', l:origin.name,
+          \ get(l:origin, 'opcode', ''), l:origin.line, s:Num(get(l:origin, 'nan', 0)), s:Num(get(l:origin, 'inf', 0))))
+  elseif get(l:r, 'outcome', '') ==# 'ok'
+    call add(l:lines, 'first NaN/Inf: none produced')
+  endif
+  for l:n in get(l:r, 'notes', [])
+    call add(l:lines, 'note: ' . l:n)
+  endfor
+  return l:lines
+endfunction
+
+function! s:Origin(r) abort
+  let l:o = get(a:r, 'firstNonFinite', get(a:r, 'first_nonfinite', v:null))
+  return type(l:o) == v:t_dict ? l:o : v:null
+endfunction
+
+" Shows a replay of PATH: the scratch buffer hlo-replay://NAME, and the NaN origin as
+" the quickfix list's entry (title "HloReplay NAME").
+function! hlo#ShowReplay(path, result) abort
+  let s:replay_job = v:null
+  let l:r = type(a:result) == v:t_dict ? a:result : {'summary': string(a:result)}
+  let l:name = 'hlo-replay://' . fnamemodify(a:path, ':t')
+  if bufexists(l:name)
+    execute 'silent! bwipeout ' . bufnr(l:name)
+  endif
+  call hlo#Scratch(l:name, hlo#ReplayLines(l:r), '')
+  let l:origin = s:Origin(l:r)
+  if type(l:origin) == v:t_dict
+    call setqflist([], ' ', {'title': 'HloReplay ' . fnamemodify(a:path, ':t'),
+          \ 'items': [{'filename': a:path, 'lnum': l:origin.line,
+          \            'text': printf('first NaN/Inf: %%%s %s (%s NaN, %s Inf)', l:origin.name,
+          \                           get(l:origin, 'opcode', ''), s:Num(get(l:origin, 'nan', 0)), s:Num(get(l:origin, 'inf', 0)))}]})
+  endif
+endfunction
+
+let s:replay_job = v:null
+let s:replay_cancelled = 0
+
+" :HloReplay [cpu|gpu] [fake] [snapshot=FILE] [timeout=SECONDS]: runs this module in the
+" background (hlo.replay on Neovim's attached server, else `hlo-lsp replay --json`):
+" with a snapshot's arguments, or fake ones; time limit g:hlo_replay_timeout (600 s).
+" :HloReplayCancel stops it.
 function! hlo#Replay(...) abort
-  let l:platform = a:0 && !empty(a:1) ? a:1 : 'cpu'
   let l:path = expand('%:p')
-  if s:Lsp('hlo.replay', {'uri': s:Uri(l:path), 'platform': l:platform})
+  let l:args = hlo#ReplayArgs(l:path, split(a:0 ? a:1 : ''))
+  if has_key(l:args, 'error')
+    return s:Error(l:args.error)
+  endif
+  if l:args.platform ==# 'gpu' && !hlo#GpuAvailable()
+    return s:Error('HloReplay: no GPU answered on this machine (let g:hlo_gpu = 1 to try anyway)')
+  endif
+  if s:Lsp('hlo.replay', l:args)
     return
   endif
-  let l:argv = [hlo#Executable(), 'replay', l:path, '--platform', l:platform, '--stats']
-  call hlo#Scratch('hlo-replay://' . fnamemodify(l:path, ':t') . '.' . l:platform,
-        \ ['$ ' . join(l:argv, ' ')], '')
-  setlocal modifiable
-  let l:buf = bufnr('')
+  let l:argv = [hlo#Executable(), 'replay', l:path, '--platform', l:args.platform, '--json', '--stats',
+        \ '--timeout', string(l:args.timeout)]
+  if get(l:args, 'fakeData', v:false)
+    let l:argv += ['--force-fake-data']
+  endif
+  if has_key(l:args, 'snapshot')
+    let l:argv += ['--snapshot', s:Path(l:args.snapshot)]
+  endif
+  let l:out = []
+  echomsg 'HloReplay: running ' . fnamemodify(l:path, ':t') . ' (:HloReplayCancel stops it)'
   if has('nvim')
-    call jobstart(l:argv, {'on_stdout': function('s:NvimAppend', [l:buf]),
-          \ 'on_stderr': function('s:NvimAppend', [l:buf]),
-          \ 'on_exit': {j, code, e -> s:Append(l:buf, ['[exit ' . code . ']'])}})
+    let s:replay_job = jobstart(l:argv, {'stdout_buffered': v:true,
+          \ 'on_stdout': {j, data, e -> extend(l:out, data)},
+          \ 'on_exit': {j, code, e -> s:ReplayDone(l:path, l:out, code)}})
   else
-    call job_start(l:argv, {'out_io': 'buffer', 'out_buf': l:buf, 'err_io': 'out',
-          \ 'exit_cb': {j, code -> s:Append(l:buf, ['[exit ' . code . ']'])}})
+    " close_cb: all of stdout has been read (exit_cb may come before it).
+    let s:replay_job = job_start(l:argv, {'out_cb': {ch, line -> add(l:out, line)}, 'err_io': 'null',
+          \ 'close_cb': {ch -> s:ReplayDone(l:path, l:out, -1)}})
   endif
 endfunction
 
-function! s:NvimAppend(buf, job, data, event) abort
-  call s:Append(a:buf, filter(copy(a:data), '!empty(v:val)'))
+function! s:ReplayDone(path, out, code) abort
+  let l:text = join(a:out, "\n")
+  let l:r = v:null
+  try
+    let l:r = json_decode(l:text)
+  catch
+  endtry
+  if type(l:r) != v:t_dict
+    let l:r = s:replay_cancelled
+          \ ? {'summary': 'replay cancelled', 'outcome': 'cancelled'}
+          \ : {'summary': 'hlo-lsp replay: no report', 'outcome': 'failed', 'error': l:text}
+  endif
+  let s:replay_cancelled = 0
+  call hlo#ShowReplay(a:path, l:r)
 endfunction
 
-function! s:Append(buf, lines) abort
-  if bufexists(a:buf) && !empty(a:lines)
-    call setbufvar(a:buf, '&modifiable', 1)
-    call appendbufline(a:buf, '$', a:lines)
+" :HloReplayCancel: stops the running replay (Neovim's server: cancels hlo/replayResult,
+" which kills the server's replay child; else the hlo-lsp replay job).
+function! hlo#ReplayCancel() abort
+  if has('nvim') && luaeval('require("hlo").cancel_replay()')
+    return
   endif
+  if s:replay_job is v:null
+    return s:Error('HloReplayCancel: no replay is running')
+  endif
+  let s:replay_cancelled = 1
+  if has('nvim')
+    call jobstop(s:replay_job)
+  else
+    call job_stop(s:replay_job, 'kill')
+  endif
+endfunction
+
+" Completion of :HloReplay: the platforms (gpu only where a GPU answered), fake, and
+" snapshot=FILE for each of the module's snapshots.
+function! hlo#ReplayComplete(lead, line, pos) abort
+  let l:words = ['cpu'] + (hlo#GpuAvailable() ? ['gpu'] : []) + ['fake', 'timeout=']
+  let l:words += map(hlo#Snapshots(expand('%:p')), {_, p -> 'snapshot=' . fnameescape(p)})
+  return filter(l:words, {_, w -> stridx(w, a:lead) == 0})
 endfunction
 
 " --- The compilation history of a module: :HloPrevPass, :HloNextPass, :HloDiff ---

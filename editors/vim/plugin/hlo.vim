@@ -13,10 +13,8 @@ command! -nargs=0 HloNextPass call hlo#StepPass('hlo.nextPass')
 command! -nargs=? -complete=file HloDiff call hlo#Diff(<q-args>)
 command! -nargs=? HloGraph call hlo#Graph(<q-args>)
 command! -nargs=? -complete=file HloMemory call hlo#Memory(<q-args>)
-command! -nargs=? -complete=customlist,s:Platforms HloReplay call hlo#Replay(<q-args>)
-function! s:Platforms(...) abort
-  return ['cpu', 'gpu']
-endfunction
+command! -nargs=* -complete=customlist,hlo#ReplayComplete HloReplay call hlo#Replay(<q-args>)
+command! -nargs=0 HloReplayCancel call hlo#ReplayCancel()
 
 " XLA's binary dumps (--xla_dump_hlo_as_proto, --xla_dump_hlo_snapshots) open as
 " read-only HLO text converted by `hlo-lsp convert`. Other *.pb files are left alone.

@@ -44,10 +44,14 @@ export class ServerCli {
     return r.stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
   }
 
-  async replay(file: string, platform: 'cpu' | 'gpu' | 'compare'): Promise<unknown> {
+  async replay(file: string, platform: 'cpu' | 'gpu' | 'compare',
+    opts: { snapshot?: string; fakeData?: boolean; timeout?: number } = {}): Promise<unknown> {
     const args = platform === 'compare'
       ? ['replay', file, '--platform', 'gpu', '--compare', 'cpu', '--json', '--stats']
       : ['replay', file, '--platform', platform, '--json', '--stats'];
+    if (opts.snapshot) args.push('--snapshot', vscode.Uri.parse(opts.snapshot).fsPath);
+    if (opts.fakeData) args.push('--force-fake-data');
+    if (opts.timeout !== undefined) args.push('--timeout', String(opts.timeout));
     const r = await this.run(args);
     try {
       return { exitCode: r.code, ...JSON.parse(r.stdout) };

@@ -12,8 +12,8 @@ import {
 } from 'vscode-languageclient/node';
 import { ServerCli } from './cli';
 import { looksLikeHlo } from './detect';
-import { DiskSymbol, inTextView, ProtoViewer, PROTO_SCHEME } from './proto';
-import { ReplayView } from './replay';
+import { DiskSymbol, holdsProto, inTextView, ProtoViewer, PROTO_SCHEME } from './proto';
+import { OPEN_LINE_COMMAND, ReplayReport, ReplayView } from './replay';
 import { AdjacentDump, DiffNode, DiffView, ModuleDiff, shortName } from './history';
 import { GraphPanel, GraphState, nameAtCursor } from './graph';
 import { MemoryReply, OomLinks } from './memory';
@@ -96,6 +96,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     await client.start();
     const info = client.initializeResult?.serverInfo;
     setStatus('$(check) HLO', `${info?.name ?? 'hlo-lsp'} ${info?.version ?? ''} (${serverPath()}): click for its output`);
+    void vscode.commands.executeCommand('setContext', 'hlo.gpuAvailable', gpuAvailable());
     log.info(`client started: ${serverPath()} ${JSON.stringify(Object.keys(client.initializeResult?.capabilities ?? {}))}`);
     // Server work-done progress (indexing) shows in the status bar too: the client
     // reports it with ProgressLocation.Window. (Hooking $/progress here would replace
@@ -316,32 +317,109 @@ async function showCommandResult(view: DiffView, command: string, args: unknown[
   }
 }
 
-async function replay(cli: ServerCli, view: ReplayView, platform: 'cpu' | 'gpu' | 'compare', arg?: unknown): Promise<void> {
+// Whether the server found a GPU (initialize's experimental.gpu): the GPU commands are
+// hidden without one (context key hlo.gpuAvailable in package.json's `when` clauses).
+function gpuAvailable(): boolean {
+  const caps = activeClient()?.initializeResult?.capabilities as { experimental?: { gpu?: { available?: boolean } } } | undefined;
+  return caps?.experimental?.gpu?.available === true;
+}
+
+// What a replay runs on: a snapshot's arguments, or fake data (hlo.replay's {snapshot,
+// fakeData}).
+interface ReplayArgs { snapshot?: string; fakeData?: boolean }
+
+type ReplayChoice = vscode.QuickPickItem & { args: ReplayArgs };
+
+// The arguments a replay of URI can take: the module's snapshots (hlo/moduleFiles, kind
+// "snapshot"), the file's own when it is a proto, and fake data.
+async function replayChoices(cli: ServerCli, uri: vscode.Uri): Promise<ReplayChoice[]> {
+  const files = await listModuleFiles(cli, uri).catch(() => [] as ModuleFile[]);
+  const snapshots = files.filter((f) => f.kind === 'snapshot' && !sameFile(f.uri, uri));
+  const own = await holdsProto(uri);
+  return [
+    ...(own ? [{ label: '$(file-binary) This file\'s arguments', description: 'when it holds a snapshot\'s', args: {} }] : []),
+    ...snapshots.map((f) => ({
+      label: `$(file-binary) ${shortName(f.uri)}`, description: 'snapshot arguments', detail: vscode.Uri.parse(f.uri).fsPath,
+      args: { snapshot: f.uri },
+    })),
+    { label: '$(beaker) Fake data', description: 'generated arguments', args: { fakeData: true } },
+  ];
+}
+
+// Asks which arguments to use; no question when fake data is the only choice.
+async function pickArguments(cli: ServerCli, uri: vscode.Uri): Promise<ReplayArgs | undefined> {
+  const choices = await replayChoices(cli, uri);
+  if (choices.length === 1) return choices[0].args;
+  const picked = await vscode.window.showQuickPick(choices, { title: `Replay ${shortName(uri.toString())} with arguments from` });
+  return picked?.args;
+}
+
+let runningReplay: vscode.CancellationTokenSource | undefined;
+
+// HLO: Replay on CPU/GPU, Compare. ARGS (from a caller: {snapshot?, fakeData?}) skip the
+// question. The notification's Cancel (or HLO: Cancel Replay) cancels hlo/replayResult,
+// which kills the server's replay child; the view then shows the cancelled report.
+async function replay(cli: ServerCli, view: ReplayView, platform: 'cpu' | 'gpu' | 'compare', arg?: unknown,
+  given?: unknown): Promise<void> {
   const uri = targetUri(arg);
   if (!uri) return;
+  if (platform !== 'cpu' && activeClient() && !gpuAvailable()) {
+    void vscode.window.showInformationMessage('HLO: no GPU answered on this machine; replay on CPU instead');
+    return;
+  }
+  const args = given && typeof given === 'object' ? given as ReplayArgs : await pickArguments(cli, uri);
+  if (!args) return;
+  const timeout = vscode.workspace.getConfiguration('hlo').get<number>('replay.timeout') ?? 600;
   const title = `${uri.path.split('/').pop()} on ${platform === 'compare' ? 'CPU vs GPU' : platform.toUpperCase()}`;
-  await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `HLO replay: ${title}`, cancellable: false },
-    async () => {
-      const command = platform === 'compare' ? 'hlo.compare' : 'hlo.replay';
-      try {
-        if (serverHas(command)) {
-          const args = platform === 'compare'
-            ? { uri: uri.toString(), platforms: ['cpu', 'gpu'] }
-            : { uri: uri.toString(), platform };
-          let result = await executeOnServer(command, args) as { id?: unknown; summary?: unknown } | null;
-          if (result && result.id !== undefined && result.summary === undefined) {
-            result = await activeClient()!.sendRequest('hlo/replayResult', { id: result.id });
+  runningReplay?.cancel();
+  const cts = new vscode.CancellationTokenSource();
+  runningReplay = cts;
+  void vscode.commands.executeCommand('setContext', 'hlo.replayRunning', true);
+  try {
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `HLO replay: ${title}`, cancellable: true },
+      async (_progress, token) => {
+        token.onCancellationRequested(() => cts.cancel());
+        const command = platform === 'compare' ? 'hlo.compare' : 'hlo.replay';
+        try {
+          if (serverHas(command)) {
+            const params = platform === 'compare'
+              ? { uri: uri.toString(), platforms: ['cpu', 'gpu'], ...args, timeout }
+              : { uri: uri.toString(), platform, ...args, timeout };
+            let result = await executeOnServer(command, params) as { id?: unknown; summary?: unknown } | null;
+            if (result && result.id !== undefined && result.summary === undefined) {
+              const id = result.id;
+              const c = activeClient()!;
+              result = await c.sendRequest<typeof result>('hlo/replayResult', { id }, cts.token).catch(async (e) => {
+                // Cancelled: the server killed the run; its report says so.
+                if (!cts.token.isCancellationRequested) throw e;
+                return c.sendRequest<typeof result>('hlo/replayResult', { id });
+              });
+            }
+            view.show(title, result);
+          } else {
+            view.show(title, await cli.replay(uri.fsPath, platform, { ...args, timeout }));
           }
-          view.show(title, result);
-        } else {
-          view.show(title, await cli.replay(uri.fsPath, platform));
+        } catch (e) {
+          view.show(title, { summary: `failed: ${e}` });
         }
-      } catch (e) {
-        view.show(title, { summary: `failed: ${e}` });
-      }
-    },
-  );
+      },
+    );
+  } finally {
+    if (runningReplay === cts) {
+      runningReplay = undefined;
+      void vscode.commands.executeCommand('setContext', 'hlo.replayRunning', false);
+    }
+    cts.dispose();
+  }
+}
+
+// The results view's NaN origin link: the instruction's line (in a proto's text view).
+async function openReplayLine(uri: unknown, line: unknown): Promise<void> {
+  if (typeof uri !== 'string') return;
+  const pos = new vscode.Position(Math.max(0, Number(line) - 1), 0);
+  const at = await inTextView(new vscode.Location(vscode.Uri.parse(uri), new vscode.Range(pos, pos)));
+  await vscode.window.showTextDocument(at.uri, { selection: at.range, viewColumn: vscode.ViewColumn.One });
 }
 
 // The graph of a file (`hlo.graph`): around `name`, else around the name under the
@@ -407,6 +485,10 @@ export interface HloApi {
   diffNodes(): DiffNode[];
   // The graph in the HLO Graph panel (`hlo.graph`'s answer and what it was asked).
   currentGraph(): GraphState | undefined;
+  // The replay shown in the HLO Replay view, and whether a GPU answered.
+  currentReplay(): { title: string; report: ReplayReport } | undefined;
+  replayChoices(uri: vscode.Uri): Promise<{ label: string; args: ReplayArgs }[]>;
+  gpuAvailable(): boolean;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<HloApi> {
@@ -433,9 +515,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     }));
   reg('hlo-lsp.convertToText', (arg) => viewer.openAsText(targetUri(arg)));
   reg('hlo-lsp.exportProto', (arg) => exportProto(cli, arg));
-  reg('hlo-lsp.replayCpu', (arg) => replay(cli, view, 'cpu', arg));
-  reg('hlo-lsp.replayGpu', (arg) => replay(cli, view, 'gpu', arg));
-  reg('hlo-lsp.compare', (arg) => replay(cli, view, 'compare', arg));
+  reg('hlo-lsp.replayCpu', (arg, args) => replay(cli, view, 'cpu', arg, args));
+  reg('hlo-lsp.replayGpu', (arg, args) => replay(cli, view, 'gpu', arg, args));
+  reg('hlo-lsp.compare', (arg, args) => replay(cli, view, 'compare', arg, args));
+  reg('hlo-lsp.cancelReplay', () => runningReplay?.cancel());
+  reg(OPEN_LINE_COMMAND, (uri, line) => openReplayLine(uri, line));
   reg('hlo-lsp.search', (arg) => search(cli, arg));
   reg('hlo-lsp.moduleFiles', (arg) => moduleFiles(cli, arg));
   reg('hlo-lsp.previousPass', (arg) => stepPass(cli, 'previous', arg));
@@ -477,6 +561,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     currentDiff: () => diffView.current(),
     diffNodes: () => diffView.nodes(),
     currentGraph: () => graphPanel.current(),
+    currentReplay: () => view.current(),
+    replayChoices: (uri) => replayChoices(cli, uri),
+    gpuAvailable,
   };
 }
 

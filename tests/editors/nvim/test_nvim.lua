@@ -236,6 +236,68 @@ vim.schedule(function() H.run(function()
   H.check('diagnostics', #diags == 1 and diags[1].lnum == 4 and diags[1].message:find('missing', 1, true) ~= nil,
     vim.tbl_map(function(d) return { lnum = d.lnum, col = d.col, msg = d.message } end, diags))
 
+  -- :HloReplay: the results in a scratch buffer, the first NaN in the quickfix list.
+  -- The module (a fixture) divides its argument by itself; its snapshot's arguments are
+  -- {0, 3}, so %q (line 5) makes one NaN.
+  local nanmod = fixtures .. '/module_0005.nanmod.before_optimizations.txt'
+  local snapshot = fixtures .. '/module_0005.nanmod.hlo_snapshot.pb'
+  local nbuf = edit(nanmod)
+  H.wait_attached(nbuf, 10000)
+  local completion = vim.fn['hlo#ReplayComplete']('', 'HloReplay ', 10)
+  local gpu = require('hlo').gpu_available(nbuf)
+  H.check(':HloReplay completion: snapshots, fake, gpu only with a GPU',
+    vim.tbl_contains(completion, 'snapshot=' .. snapshot) and vim.tbl_contains(completion, 'fake')
+    and vim.tbl_contains(completion, 'gpu') == gpu, { completion = completion, gpu = gpu })
+  local function replay_buffer(name, timeout)
+    local found
+    vim.wait(timeout or 20000, function()
+      found = vim.fn.bufnr('hlo-replay://' .. name)
+      return found > 0 and #vim.api.nvim_buf_get_lines(found, 0, -1, false) > 3
+    end, 50)
+    return found > 0 and vim.api.nvim_buf_get_lines(found, 0, -1, false) or {}
+  end
+  local function grep(lines, pattern)
+    for _, l in ipairs(lines) do if l:find(pattern) then return l end end
+  end
+  vim.fn.setqflist({}, 'r', { title = 'cleared', items = {} })
+  vim.cmd('HloReplay cpu snapshot=' .. vim.fn.fnameescape(snapshot))
+  local lines = replay_buffer('module_0005.nanmod.before_optimizations.txt')
+  local qf = vim.fn.getqflist()
+  H.check(':HloReplay snapshot=: outputs with statistics and the NaN origin',
+    grep(lines, 'arguments: snapshot') and grep(lines, '^out0%s+f32%[2%]%s+1%s+1%s+1%s+1%s+0')
+    and grep(lines, 'first values') and grep(lines, '^first NaN/Inf: %%q divide at line 5: 1 NaN'), lines)
+  H.check(':HloReplay: the NaN origin in the quickfix list', #qf == 1 and qf[1].lnum == 5
+    and vim.fn.fnamemodify(vim.fn.bufname(qf[1].bufnr), ':t') == 'module_0005.nanmod.before_optimizations.txt'
+    and (vim.fn.getqflist({ title = 1 }).title or ''):find('HloReplay', 1, true) ~= nil,
+    vim.tbl_map(function(i) return vim.fn.bufname(i.bufnr) .. ':' .. i.lnum .. ' ' .. i.text end, qf))
+  vim.cmd('bwipeout! hlo-replay://module_0005.nanmod.before_optimizations.txt')
+  edit(nanmod)
+  vim.cmd('HloReplay fake timeout=30')
+  lines = replay_buffer('module_0005.nanmod.before_optimizations.txt')
+  H.check(':HloReplay fake', grep(lines, 'arguments: fake data') ~= nil, lines)
+  vim.cmd('bwipeout! hlo-replay://module_0005.nanmod.before_optimizations.txt')
+  local bad_args = pcall(vim.cmd, 'HloReplay bogus')
+  H.check(':HloReplay rejects an unknown word', vim.fn.bufnr('hlo-replay://module_0005.nanmod.before_optimizations.txt') < 0,
+    bad_args)
+
+  -- :HloReplayCancel stops an endless run: the server kills its child and says so.
+  local endless = work .. '/endless.hlo'
+  vim.fn.writefile({ 'HloModule endless', '', '%c (p: s32[]) -> pred[] {', '  %p = s32[] parameter(0)',
+    '  ROOT %t = pred[] constant(true)', '}', '', '%b (p: s32[]) -> s32[] {', '  %p = s32[] parameter(0)',
+    '  %one = s32[] constant(1)', '  ROOT %n = s32[] add(%p, %one)', '}', '',
+    'ENTRY %e () -> s32[] {', '  %z = s32[] constant(0)', '  ROOT %w = s32[] while(%z), condition=%c, body=%b', '}' }, endless)
+  local ebuf = edit(endless)
+  H.wait_attached(ebuf, 10000)
+  vim.cmd('HloReplay')
+  vim.wait(10000, function() return require('hlo').replay ~= nil end, 50)
+  vim.wait(300)
+  local started = os.time()
+  vim.cmd('HloReplayCancel')
+  lines = replay_buffer('endless.hlo', 15000)
+  H.check(':HloReplayCancel', grep(lines, 'outcome: cancelled') and grep(lines, 'failed: cancelled')
+    and os.time() - started < 10, lines)
+  vim.cmd('silent! bwipeout! hlo-replay://endless.hlo')
+
   -- A binary proto dump opens as read-only HLO text (converted by hlo-lsp).
   local pb = work .. '/module_0002.jit_f.before_optimizations.hlo.pb'
   if vim.fn.filereadable(pb) == 1 then

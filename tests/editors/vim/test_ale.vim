@@ -155,6 +155,38 @@ try
   call s:check(':HloMemory (OOM log)', s:title ==# 'HloMemory oom.log'
         \ && s:Has(s:entries, 'module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt:12 Buffer 2: 16 bytes add f32[4] -> main.5 add.1'),
         \ [s:title, s:entries])
+  " :HloReplay (hlo-lsp replay --json in Vim): a scratch buffer with each output's
+  " statistics, the first NaN in the quickfix list. The snapshot's arguments {0, 3}
+  " make %q (line 5) divide 0 by 0.
+  let s:nanmod = s:fixtures . '/module_0005.nanmod.before_optimizations.txt'
+  let s:snapshot = s:fixtures . '/module_0005.nanmod.hlo_snapshot.pb'
+  execute 'edit ' . fnameescape(s:nanmod)
+  let s:complete = hlo#ReplayComplete('', 'HloReplay ', 10)
+  call s:check(':HloReplay completion (no gpu in Vim by default)', index(s:complete, 'snapshot=' . s:snapshot) >= 0
+        \ && index(s:complete, 'fake') >= 0 && index(s:complete, 'gpu') < 0, s:complete)
+  call setqflist([], ' ', {'title': 'cleared'})
+  execute 'HloReplay cpu snapshot=' . fnameescape(s:snapshot)
+  call s:wait('bufnr("hlo-replay://module_0005.nanmod.before_optimizations.txt") > 0', 20000)
+  let s:lines = getbufline(bufnr('hlo-replay://module_0005.nanmod.before_optimizations.txt'), 1, '$')
+  call s:check(':HloReplay', !empty(filter(copy(s:lines), 'v:val =~# "^out0 \\+f32\\[2\\]"'))
+        \ && !empty(filter(copy(s:lines), 'v:val =~# "^first NaN/Inf: %q divide at line 5"')), s:lines)
+  let s:qf = getqflist()
+  call s:check(':HloReplay NaN origin in the quickfix list', len(s:qf) == 1 && s:qf[0].lnum == 5
+        \ && getqflist({'title': 1}).title =~# '^HloReplay', s:qf)
+  " :HloReplayCancel stops an endless replay (the hlo-lsp replay job) at once.
+  call writefile(['HloModule endless', '', '%c (p: s32[]) -> pred[] {', '  %p = s32[] parameter(0)',
+        \ '  ROOT %t = pred[] constant(true)', '}', '', '%b (p: s32[]) -> s32[] {', '  %p = s32[] parameter(0)',
+        \ '  %one = s32[] constant(1)', '  ROOT %n = s32[] add(%p, %one)', '}', '',
+        \ 'ENTRY %e () -> s32[] {', '  %z = s32[] constant(0)', '  ROOT %w = s32[] while(%z), condition=%c, body=%b', '}'],
+        \ 'endless.hlo')
+  edit endless.hlo
+  let s:t0 = reltime()
+  HloReplay timeout=60
+  sleep 500m
+  HloReplayCancel
+  call s:wait('bufnr("hlo-replay://endless.hlo") > 0', 10000)
+  let s:lines = getbufline(bufnr('hlo-replay://endless.hlo'), 1, '$')
+  call s:check(':HloReplayCancel', index(s:lines, 'outcome: cancelled (- s)') >= 0 && reltimefloat(reltime(s:t0)) < 10, [s:lines, reltimefloat(reltime(s:t0))])
 catch
   call s:check('script', 0, v:exception . ' at ' . v:throwpoint)
 endtry

@@ -1,6 +1,7 @@
 // Keyboard-driven UI test of the HLO extension in real VS Code (code-server) through
 // headless chromium. usage: node ui.js URL OUTDIR   (exit 0 iff every check passed)
-// Saves hover.png, symbols.png, stages.png, diff.png, graph.png, diagnostics.png and proto.png
+// Saves hover.png, symbols.png, stages.png, diff.png, graph.png, diagnostics.png, proto.png,
+// replay-pick.png and replay.png
 // in OUTDIR.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -211,6 +212,56 @@ const check = (name, ok, detail) => {
   check('proto dump opens as HLO text', !!protoTab && /HLO/.test(protoMode) && /HloModule\sjit_f/.test(protoText),
     { tab: protoTab, mode: protoMode.trim(), head: protoText.slice(0, 60) });
   await page.screenshot({ path: `${outDir}/proto.png` });
+
+  // HLO: Replay on CPU: no GPU items in the palette here; the quick pick offers the
+  // module's snapshot and fake data; the results view shows each output's statistics and
+  // the first NaN as a link that opens its instruction (%q, line 5).
+  await openFile('module_0005.nanmod.before_optimizations.txt');
+  await quickInput('F1', 'HLO: Replay');
+  let paletteRows = [];
+  await poll(async () => {
+    paletteRows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    return paletteRows.some((r) => /Replay on CPU/.test(r));
+  }, 20);
+  check('palette: replay on CPU, no GPU items without a GPU', paletteRows.some((r) => /Replay on CPU/.test(r)) &&
+    !paletteRows.some((r) => /Replay on GPU|and Compare/.test(r)), paletteRows.map((r) => r.replace(/\s+/g, ' ')));
+  await page.keyboard.type(' on CPU');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Enter');
+  let pickRows = [];
+  const picked = await poll(async () => {
+    pickRows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
+    return pickRows.some((r) => /hlo_snapshot/.test(r)) && pickRows.some((r) => /Fake data/.test(r));
+  });
+  check('replay quick pick: the snapshot and fake data', !!picked, pickRows.map((r) => r.replace(/\s+/g, ' ')));
+  await page.screenshot({ path: `${outDir}/replay-pick.png` });
+  await page.keyboard.type('hlo_snapshot');
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Enter');
+  const resultFrame = async () => {
+    for (const f of page.frames()) {
+      try { if (await f.$('#origin')) return f; } catch (e) { /* detached */ }
+    }
+    return undefined;
+  };
+  const origin = await poll(async () => {
+    const f = await resultFrame();
+    const t = f ? await f.$eval('#origin', (e) => e.innerText) : '';
+    return /%q/.test(t) ? { f, t } : undefined;
+  }, 80);
+  const outputs = origin ? await origin.f.$eval('#outputs', (e) => e.innerText) : '';
+  check('replay results view: outputs and the NaN origin', origin && /line 5/.test(origin.t) && /f32\[2\]/.test(outputs),
+    { origin: origin && origin.t, outputs });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: `${outDir}/replay.png` });
+  if (origin) {
+    await origin.f.click('#origin a');
+    const at = await poll(async () => {
+      const t = (await selection.textContent()) || '';
+      return /Ln 5\b/.test(t) ? t : undefined;
+    }, 40);
+    check('NaN origin link opens the instruction', !!at, at || (await selection.textContent()));
+  }
 
   console.log(JSON.stringify({ summary: true, failures, ms: Date.now() - t0 }));
   await browser.close();

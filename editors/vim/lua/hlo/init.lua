@@ -138,22 +138,53 @@ local function request(client, method, params, bufnr, timeout)
   return resp.result
 end
 
+-- Whether the attached server found a GPU (initialize's experimental.gpu).
+function M.gpu_available(bufnr)
+  local client = M.client(bufnr)
+  local caps = client and (client.server_capabilities or client.resolved_capabilities) or {}
+  local gpu = type(caps.experimental) == 'table' and caps.experimental.gpu or nil
+  return type(gpu) == 'table' and gpu.available == true
+end
+
+-- The hlo/replayResult request waiting for a run: {client, request id, run id}.
+M.replay = nil
+
+-- Waits (asynchronously) for the report of run ID and shows it through autoload's
+-- hlo#ShowReplay: the scratch buffer and the NaN origin in the quickfix list.
 local function show_replay(client, bufnr, result)
-  if type(result) == 'table' and result.id ~= nil and result.summary == nil then
-    local full, err = request(client, 'hlo/replayResult', { id = result.id }, bufnr, 600000)
-    result = full or { id = result.id, error = err }
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  local function show(r)
+    if r == nil then r = vim.NIL end
+    vim.fn['hlo#ShowReplay'](path, r)
   end
-  local lines = {}
-  if type(result) == 'table' and result.summary then
-    lines[#lines + 1] = tostring(result.summary)
-    for i, o in ipairs(result.outputs or {}) do
-      lines[#lines + 1] = ('out%d: %s'):format(i - 1, type(o) == 'table' and vim.inspect(o) or tostring(o))
+  if type(result) ~= 'table' or result.id == nil or result.summary ~= nil then return show(result) end
+  local id = result.id
+  local ok, rid = client.request('hlo/replayResult', { id = id }, function(err, report)
+    local waiting = M.replay
+    if not waiting or waiting.id ~= id or waiting.cancelled then return end
+    M.replay = nil
+    if err then
+      show({ summary = 'hlo/replayResult: ' .. (err.message or vim.inspect(err)), outcome = 'failed' })
+    else
+      show(report)
     end
-    if result.stats then vim.list_extend(lines, split_lines(vim.inspect(result.stats))) end
-  else
-    lines = split_lines(vim.inspect(result))
-  end
-  scratch('hlo-replay://' .. vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t'), lines)
+  end, bufnr)
+  if ok then M.replay = { client = client, request = rid, id = id, show = show, bufnr = bufnr } end
+end
+
+-- :HloReplayCancel: $/cancelRequest for the waiting hlo/replayResult, which stops the
+-- run (the server kills its child), then shows the run's report, which says
+-- "cancelled" (Neovim drops the cancelled request's own answer). False when none waits.
+function M.cancel_replay()
+  local r = M.replay
+  if not r then return false end
+  r.cancelled = true
+  M.replay = nil
+  r.client.cancel_request(r.request)
+  r.client.request('hlo/replayResult', { id = r.id }, function(err, final)
+    r.show(final or { summary = 'replay cancelled: ' .. vim.inspect(err), outcome = 'cancelled' })
+  end, r.bufnr)
+  return true
 end
 
 -- Runs one of the contract's commands through the attached server. Returns false when
@@ -226,6 +257,19 @@ function M.lens_command(command, ctx)
   if not client then return end
   if command.command == 'hlo.moduleFiles' then
     vim.api.nvim_buf_call(ctx.bufnr, function() M.execute('hlo.moduleFiles', args) end)
+    return
+  end
+  if command.command == 'hlo.replay' or command.command == 'hlo.compare' then
+    -- A replay code action: with the time limit, and its report shown when it ends.
+    args.timeout = args.timeout or vim.g.hlo_replay_timeout
+    client.request('workspace/executeCommand', { command = command.command, arguments = { args } },
+      function(err, result)
+        if err then
+          vim.notify(command.command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        else
+          show_replay(client, ctx.bufnr, result)
+        end
+      end, ctx.bufnr)
     return
   end
   client.request('workspace/executeCommand', { command = command.command, arguments = command.arguments },

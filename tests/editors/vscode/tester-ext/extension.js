@@ -196,6 +196,58 @@ async function oomLinks(check, open, dir) {
     (links || []).map((l) => ({ line: l.range.start.line, target: l.target && l.target.toString() })));
 }
 
+// Replay: the results view's report (each output's statistics, the NaN origin), its
+// link to the instruction, the module's snapshots offered, cancel, the GPU commands
+// hidden without a GPU. module_0005.nanmod divides its argument by itself; its
+// snapshot's arguments {0, 3} make %q (line 5) divide 0 by 0.
+async function replay(check, open, file, api, dir) {
+  const nanmod = 'module_0005.nanmod.before_optimizations.txt';
+  const snapshot = file('module_0005.nanmod.hlo_snapshot.pb');
+  await open(nanmod);
+  const choices = await api.replayChoices(file(nanmod));
+  check('replay offers the module\'s snapshots and fake data', choices.some((c) => c.args.snapshot &&
+    vscode.Uri.parse(c.args.snapshot).fsPath === snapshot.fsPath) && choices.some((c) => c.args.fakeData === true),
+  choices.map((c) => ({ label: c.label, args: c.args })));
+  await vscode.commands.executeCommand('hlo-lsp.replayCpu', file(nanmod), { snapshot: snapshot.toString() });
+  const shown = await poll(() => { const r = api.currentReplay(); return r && /nanmod/.test(r.title) ? r.report : undefined; }, 30000);
+  const out = shown && shown.outputs && shown.outputs[0];
+  const origin = shown && shown.firstNonFinite;
+  check('replay results: output statistics and the NaN origin', out && out.shape === 'f32[2]' && out.nan === 1 &&
+    out.min === 1 && out.max === 1 && origin && origin.name === 'q' && origin.line === 5 && /snapshot/.test(shown.summary),
+  shown);
+  if (origin) {
+    await open(STAGES.before);
+    // Not awaited: the check below polls for its effect (a stuck command fails it).
+    void vscode.commands.executeCommand('hlo-lsp.openReplayLine', shown.uri, origin.line);
+    const at = await poll(() => {
+      const e = vscode.window.activeTextEditor;
+      return e && base(e.document.uri) === nanmod && e.selection.active.line === 4 ? 5 : undefined;
+    }, 10000);
+    check('the NaN origin link opens the instruction', at === 5, activeName());
+  }
+
+  // Cancel: an endless loop stops at once; the view shows the cancelled report.
+  fs.writeFileSync(path.join(dir, 'endless.hlo'), ['HloModule endless', '', '%c (p: s32[]) -> pred[] {',
+    '  %p = s32[] parameter(0)', '  ROOT %t = pred[] constant(true)', '}', '', '%b (p: s32[]) -> s32[] {',
+    '  %p = s32[] parameter(0)', '  %one = s32[] constant(1)', '  ROOT %n = s32[] add(%p, %one)', '}', '',
+    'ENTRY %e () -> s32[] {', '  %z = s32[] constant(0)', '  ROOT %w = s32[] while(%z), condition=%c, body=%b', '}', ''].join('\n'));
+  await open('endless.hlo');
+  const t = Date.now();
+  void vscode.commands.executeCommand('hlo-lsp.replayCpu', file('endless.hlo'), { fakeData: true });
+  await sleep(1500);
+  void vscode.commands.executeCommand('hlo-lsp.cancelReplay');
+  const cancelled = await poll(() => { const r = api.currentReplay(); return r && /endless/.test(r.title) ? r : undefined; }, 15000);
+  check('cancel replay: the run is killed, the view says so', cancelled && /endless/.test(cancelled.title) &&
+    cancelled.report.outcome === 'cancelled' && Date.now() - t < 20000, cancelled && { ...cancelled.report, ms: Date.now() - t });
+
+  // No GPU here: the GPU commands are hidden from the palette (when: hlo.gpuAvailable).
+  const ext = vscode.extensions.getExtension('hlo-lsp.hlo-lsp');
+  const palette = ext.packageJSON.contributes.menus.commandPalette;
+  const gpuWhen = ['hlo-lsp.replayGpu', 'hlo-lsp.compare'].map((c) => (palette.find((m) => m.command === c) || {}).when);
+  check('GPU commands hidden without a GPU', api.gpuAvailable() === false && gpuWhen.every((w) => /hlo\.gpuAvailable/.test(w || '')),
+    { gpu: api.gpuAvailable(), gpuWhen });
+}
+
 async function activate() {
   const out = process.env.HLO_E2E_OUT;
   const dir = process.env.HLO_E2E_DIR;
@@ -296,6 +348,7 @@ async function activate() {
     await passHistory(check, open, file, api);
     await graph(check, open, file, api);
     await oomLinks(check, open, dir);
+    await replay(check, open, file, api, dir);
 
     const bad = (await open('undefined_operand.hlo')).uri;
     const diags = await poll(() => { const d = vscode.languages.getDiagnostics(bad); return d.length ? d : undefined; });
@@ -341,6 +394,12 @@ async function activate() {
           return r && r.length ? r : undefined;
         }, 10000);
         check('proto text gets the server', psyms && psyms[0].name === 'jit_f', (psyms || []).map((s) => s.name));
+        // Its code actions act on the .pb itself (the commands need a file URI).
+        const pactions = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', text.uri,
+          new vscode.Range(0, 0, 0, 0));
+        const targets = (pactions || []).map((a) => a.command && a.command.arguments && a.command.arguments[0].uri);
+        check('code actions in the proto text view name the proto', targets.length > 0 &&
+          targets.every((u) => vscode.Uri.parse(u).fsPath === pb.fsPath), { titles: (pactions || []).map((a) => a.title), targets });
       }
     } else {
       check('proto fixture', false, `missing ${pb.fsPath}`);
