@@ -3,7 +3,10 @@
 // VS Code's client) against one `rg` search of the same folder, side by
 // side. Prints numbers; asserts nothing (issue 23's goal: p50 100x faster
 // than rg).
-//   node bench/workspace_symbol_bench.js path/to/hlo-lsp DUMP_DIR [samples]
+//   node bench/workspace_symbol_bench.js path/to/hlo-lsp DUMP_DIR [samples] [--resolve]
+// --resolve: the client announces workspace.symbol.resolveSupport for
+// location.range (as VS Code does), so ranges come from workspaceSymbol/resolve,
+// timed too (one per sample, as an editor resolves the symbol picked).
 // Needs tests/e2e's node packages (cd tests/e2e && npm ci) and rg.
 'use strict';
 const cp = require('child_process');
@@ -13,7 +16,9 @@ const rpc = require(require.resolve('vscode-jsonrpc/node', {
   paths: [path.join(__dirname, '..', 'tests', 'e2e')],
 }));
 
-const [server, dir, samplesArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const resolve = args.includes('--resolve');
+const [server, dir, samplesArg] = args.filter(a => a !== '--resolve');
 if (!server || !dir) {
   console.error('usage: workspace_symbol_bench.js <hlo-lsp> <dump dir> [samples]');
   process.exit(2);
@@ -36,6 +41,15 @@ function rgMs(literal) {
   return pct(times, 50);
 }
 
+// Server CPU time (user + system) so far, in ms: next to the wall-clock
+// numbers, what a request costs without the machine's other load.
+function cpuMs(pid) {
+  try {
+    const f = require('fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;  // clock ticks of 10 ms
+  } catch { return NaN; }
+}
+
 async function main() {
   const child = cp.spawn(server, [], { stdio: ['pipe', 'pipe', 'inherit'] });
   const conn = rpc.createMessageConnection(
@@ -53,7 +67,10 @@ async function main() {
   await conn.sendRequest('initialize', {
     processId: process.pid,
     rootUri: pathToFileURL(path.resolve(dir)).href,
-    capabilities: { window: { workDoneProgress: true } },
+    capabilities: {
+      window: { workDoneProgress: true },
+      workspace: resolve ? { symbol: { resolveSupport: { properties: ['location.range'] } } } : {},
+    },
   });
   conn.sendNotification('initialized', {});
   await done;
@@ -63,17 +80,27 @@ async function main() {
   const name = named.length ? named[0].name : 'add';
   for (const query of [name, 'fusion', 'reduce', 'param']) {
     const times = [];
+    const resolveTimes = [];
     let results = 0;
+    const cpu0 = cpuMs(child.pid);
     for (let i = 0; i < samples; i++) {
       const s = process.hrtime.bigint();
       const r = await conn.sendRequest('workspace/symbol', { query });
       times.push(Number(process.hrtime.bigint() - s) / 1e6);
       results = r.length;
+      if (resolve && r.length) {
+        const s2 = process.hrtime.bigint();
+        await conn.sendRequest('workspaceSymbol/resolve', r[i % r.length]);
+        resolveTimes.push(Number(process.hrtime.bigint() - s2) / 1e6);
+      }
     }
+    const cpu = (cpuMs(child.pid) - cpu0) / samples;
     const rg = rgMs(query);
     console.log(`${query.padEnd(24)} ${String(results).padStart(4)} results  ` +
                 `p50 ${pct(times, 50).toFixed(2)} ms  p99 ${pct(times, 99).toFixed(2)} ms  ` +
-                `rg ${rg.toFixed(0)} ms  rg/p50 ${(rg / pct(times, 50)).toFixed(0)}x`);
+                `rg ${rg.toFixed(0)} ms  rg/p50 ${(rg / pct(times, 50)).toFixed(0)}x  ` +
+                `server CPU ${cpu.toFixed(2)} ms/request` +
+                (resolveTimes.length ? `  resolve p50 ${pct(resolveTimes, 50).toFixed(2)} ms` : ''));
   }
   await conn.sendRequest('shutdown');
   conn.sendNotification('exit');

@@ -50,6 +50,12 @@ inline RawJson EncodeResult(const std::vector<DocumentSymbol>& symbols) {
 inline RawJson EncodeResult(const SemanticTokens& tokens) {
   return EncodeSemanticTokens(tokens);
 }
+inline RawJson EncodeResult(const std::vector<WorkspaceSymbol>& symbols) {
+  return EncodeWorkspaceSymbols(symbols);
+}
+inline RawJson EncodeResult(const WorkspaceSymbol& symbol) {
+  return EncodeWorkspaceSymbol(symbol);
+}
 template <typename T>
 Json EncodeResult(const T& value) {
   return ToJsonValue(value);

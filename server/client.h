@@ -22,6 +22,8 @@ struct ClientSupport {
   bool watch_files = false;
   bool show_document = false;
   bool show_message = false;
+  // workspace/symbol may leave ranges to workspaceSymbol/resolve.
+  bool symbol_resolve = false;
 };
 
 class Client {

@@ -103,6 +103,44 @@ std::string MakeRawResult(const Json& id, const RawJson& result) {
   return out;
 }
 
+namespace {
+
+// Bytes of the well-formed UTF-8 sequence starting at s[i], or 0; *valid
+// receives how many bytes of it were well formed before it broke, 0 for a
+// bad lead byte (the
+// "maximal subpart" of Unicode 3.9, which nlohmann's decoder replaces with
+// one U+FFFD, re-reading the byte that broke it).
+size_t Utf8Sequence(std::string_view s, size_t i, size_t* valid) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;  // no overlong forms
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // at most U+10FFFF
+  }
+  *valid = 0;
+  if (len == 0) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    if (i + k >= s.size()) {
+      *valid = s.size() - i;  // cut short by the end: one U+FFFD for all
+      return 0;
+    }
+    const unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if (k == 1 ? (d < lo || d > hi) : (d & 0xC0) != 0x80) return 0;
+    *valid = k + 1;  // the lead and k continuation bytes
+  }
+  return len;
+}
+
+}  // namespace
+
 void AppendJsonString(std::string* out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
@@ -114,9 +152,20 @@ void AppendJsonString(std::string* out, std::string_view s) {
       out->push_back(static_cast<char>(c));
       ++i;
     } else if (c < 0x20) {
-      out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
+      // nlohmann's short escapes, then \u00XX for the other controls.
+      const char* short_escape = c == '\b'   ? "\\b"
+                                 : c == '\t' ? "\\t"
+                                 : c == '\n' ? "\\n"
+                                 : c == '\f' ? "\\f"
+                                 : c == '\r' ? "\\r"
+                                             : nullptr;
+      if (short_escape != nullptr) {
+        out->append(short_escape);
+      } else {
+        out->append("\\u00");
+        out->push_back(kHex[c >> 4]);
+        out->push_back(kHex[c & 15]);
+      }
       ++i;
     } else if (c < 0x80) {
       // A run of plain ASCII goes in one append.
@@ -129,21 +178,14 @@ void AppendJsonString(std::string* out, std::string_view s) {
       out->append(s.substr(i, j - i));
       i = j;
     } else {
-      // Validate one UTF-8 sequence; copy it or write U+FFFD.
-      size_t len = (c >> 5) == 0x6    ? 2
-                   : (c >> 4) == 0xE  ? 3
-                   : (c >> 3) == 0x1E ? 4
-                                      : 0;
-      bool ok = len > 0 && i + len <= s.size();
-      for (size_t k = 1; ok && k < len; ++k) {
-        ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-      }
-      if (ok) {
+      // One UTF-8 sequence copied, or one U+FFFD for its broken prefix.
+      size_t valid = 0;
+      if (size_t len = Utf8Sequence(s, i, &valid)) {
         out->append(s.substr(i, len));
         i += len;
       } else {
         out->append("\xef\xbf\xbd");
-        ++i;
+        i += valid > 0 ? valid : 1;
       }
     }
   }

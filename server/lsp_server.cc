@@ -227,6 +227,11 @@ void LspServer::BindWorkspaceFeatures() {
         return WorkspaceSymbols(*workspace_, p, workspace_symbol_limit_,
                                 r.cancelled.get());
       });
+  table_.Request<WorkspaceSymbol>(
+      "workspaceSymbol/resolve",
+      [this](const WorkspaceSymbol& s, const Request&) {
+        return ResolveWorkspaceSymbol(*workspace_, s);
+      });
   table_.Request<UriParams>(
       "hlo/protoToText",
       [](const UriParams& p, const Request&) { return ProtoToText(p); });
@@ -377,7 +382,8 @@ Result<InitializeResult> LspServer::Initialize(const InitializeParams& p) {
                            .progress = p.progress_support,
                            .watch_files = p.watch_support,
                            .show_document = p.show_document_support,
-                           .show_message = p.show_message_support};
+                           .show_message = p.show_message_support,
+                           .symbol_resolve = p.symbol_resolve_support};
   workspace_->Initialize(std::move(folders), support_);
   initialized_ = true;
   // Asked once, in a child (cached): a build without CUDA answers at once.

@@ -298,6 +298,16 @@ bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
     out->show_document_support =
         BoolPath(*caps, {"window", "showDocument", "support"});
     out->show_message_support = Member(*caps, "window") != nullptr;
+    if (const Json* props = Member(*caps, "workspace")) {
+      for (const char* key : {"symbol", "resolveSupport", "properties"}) {
+        props = props ? Member(*props, key) : nullptr;
+      }
+      if (props != nullptr && props->is_array()) {
+        for (const Json& p : *props) {
+          if (p == "location.range") out->symbol_resolve_support = true;
+        }
+      }
+    }
   }
   return true;
 }

@@ -173,6 +173,8 @@ struct InitializeParams {
       false;  // workspace.didChangeWatchedFiles.dynamicRegistration
   bool show_document_support = false;  // window.showDocument.support
   bool show_message_support = false;   // any window capabilities
+  // workspace.symbol.resolveSupport.properties holds "location.range".
+  bool symbol_resolve_support = false;
 };
 
 // ------------------------------------------------------------- decoding --

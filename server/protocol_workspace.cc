@@ -1,5 +1,7 @@
 #include "server/protocol_workspace.h"
 
+#include "server/json_writer.h"
+
 namespace hlo_lsp {
 namespace {
 
@@ -96,6 +98,48 @@ bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out, std::string*) {
 bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error) {
   return ExpectObject(j, "params", error) &&
          OptionalString(j, "query", &out->query, error);
+}
+
+bool FromJson(const Json& j, WorkspaceSymbol* out, std::string* error) {
+  if (!ExpectObject(j, "params", error) ||
+      !OptionalString(j, "name", &out->name, error) ||
+      !OptionalString(j, "containerName", &out->container, error)) {
+    return false;
+  }
+  if (const Json* kind = Member(j, "kind");
+      kind != nullptr && kind->is_number_integer()) {
+    out->kind = kind->get<int>();
+  }
+  const Json* location = Member(j, "location");
+  if (location == nullptr || !location->is_object()) {
+    *error = "expected object 'location'";
+    return false;
+  }
+  if (!OptionalString(*location, "uri", &out->location.uri, error))
+    return false;
+  if (const Json* range = Member(*location, "range")) {
+    return FromJson(*range, &out->location.range, error);
+  }
+  // A symbol whose range was left for resolve carries its site in `data`.
+  const Json* data = Member(j, "data");
+  const Json* line = data ? Member(*data, "line") : nullptr;
+  const Json* column = data ? Member(*data, "column") : nullptr;
+  auto u32 = [](const Json* v) {
+    return v != nullptr && v->is_number_unsigned() &&
+           v->get<uint64_t>() <= UINT32_MAX;
+  };
+  if (!u32(line) || !u32(column)) {
+    *error = "expected 'location.range' or 'data' {line, column}";
+    return false;
+  }
+  SymbolSite site;
+  site.line = line->get<uint32_t>();
+  site.column = column->get<uint32_t>();
+  if (!OptionalBool(*data, "nonAscii", &site.non_ascii_prefix, error)) {
+    return false;
+  }
+  out->site = site;
+  return true;
 }
 
 bool FromJson(const Json& j, CodeActionParams* out, std::string* error) {
@@ -198,11 +242,51 @@ bool FromJson(const Json& j, MessageActionResult* out, std::string*) {
 
 // ------------------------------------------------------------- encoding --
 
-Json ToJson(const WorkspaceSymbol& s) {
-  Json out{
-      {"name", s.name}, {"kind", s.kind}, {"location", ToJson(s.location)}};
-  if (!s.container.empty()) out["containerName"] = s.container;
-  return out;
+namespace {
+
+void WriteRange(JsonWriter& w, const Range& r) {
+  w.BeginObject().Key("start").BeginObject();
+  w.Key("line").Uint(r.start.line).Key("character").Uint(r.start.character);
+  w.EndObject().Key("end").BeginObject();
+  w.Key("line").Uint(r.end.line).Key("character").Uint(r.end.character);
+  w.EndObject().EndObject();
+}
+
+void WriteWorkspaceSymbol(JsonWriter& w, const WorkspaceSymbol& s) {
+  w.BeginObject().Key("name").String(s.name).Key("kind").Int(s.kind);
+  w.Key("location").BeginObject().Key("uri").String(s.location.uri);
+  if (!s.site) {
+    w.Key("range");
+    WriteRange(w, s.location.range);
+  }
+  w.EndObject();
+  if (!s.container.empty()) w.Key("containerName").String(s.container);
+  if (s.site) {
+    w.Key("data").BeginObject();
+    w.Key("line").Uint(s.site->line).Key("column").Uint(s.site->column);
+    if (s.site->non_ascii_prefix) w.Key("nonAscii").Bool(true);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+RawJson EncodeWorkspaceSymbols(const std::vector<WorkspaceSymbol>& symbols) {
+  RawJson raw;
+  raw.text.reserve(symbols.size() * 256 + 2);
+  JsonWriter w(&raw.text);
+  w.BeginArray();
+  for (const WorkspaceSymbol& s : symbols) WriteWorkspaceSymbol(w, s);
+  w.EndArray();
+  return raw;
+}
+
+RawJson EncodeWorkspaceSymbol(const WorkspaceSymbol& symbol) {
+  RawJson raw;
+  JsonWriter w(&raw.text);
+  WriteWorkspaceSymbol(w, symbol);
+  return raw;
 }
 
 Json ToJson(const CommandArgs& a) {
@@ -514,7 +598,7 @@ Json ToJson(const InitializeResult& r) {
        {{"legend", legend}, {"full", true}, {"range", true}}},
       {"documentLinkProvider", {{"resolveProvider", false}}},
       {"callHierarchyProvider", true},
-      {"workspaceSymbolProvider", true},
+      {"workspaceSymbolProvider", {{"resolveProvider", true}}},
       {"workspace",
        {{"workspaceFolders",
          {{"supported", true}, {"changeNotifications", true}}}}},

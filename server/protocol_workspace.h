@@ -88,11 +88,20 @@ struct SearchArgs {
 
 // ------------------------------------------------------ to the client --
 
+// Where the index holds a symbol whose range is left for
+// workspaceSymbol/resolve; it travels in the symbol's `data`.
+struct SymbolSite {
+  uint32_t line = 0;              // 1-based
+  uint32_t column = 0;            // 1-based, bytes
+  bool non_ascii_prefix = false;  // non-ASCII bytes before it on its line
+};
+
 struct WorkspaceSymbol {
   std::string name;
-  int kind = 13;  // LSP SymbolKind
-  Location location;
+  int kind = 13;          // LSP SymbolKind
+  Location location;      // without its range (`location: {uri}`) while `site`
   std::string container;  // omitted when empty
+  std::optional<SymbolSite> site;  // set: the range is left for resolve
 };
 
 // The arguments a code action or lens hands back to executeCommand.
@@ -344,6 +353,8 @@ bool FromJson(const Json& j, DidChangeWatchedFilesParams* out,
 bool FromJson(const Json& j, WorkspaceFoldersChangeParams* out,
               std::string* error);
 bool FromJson(const Json& j, WorkspaceSymbolParams* out, std::string* error);
+// workspaceSymbol/resolve's params: a symbol this server sent.
+bool FromJson(const Json& j, WorkspaceSymbol* out, std::string* error);
 bool FromJson(const Json& j, CodeActionParams* out, std::string* error);
 bool FromJson(const Json& j, UriParams* out, std::string* error);
 bool FromJson(const Json& j, DiffArgs* out, std::string* error);
@@ -355,7 +366,10 @@ bool FromJson(const Json& j, MessageActionResult* out, std::string* error);
 bool FromJson(const Json& j, AnyResult* out, std::string* error);
 
 // ------------------------------------------------------------- encoding --
-Json ToJson(const WorkspaceSymbol& s);
+// workspace/symbol's reply and workspaceSymbol/resolve's, written without a
+// DOM (hundreds of symbols per keystroke).
+RawJson EncodeWorkspaceSymbols(const std::vector<WorkspaceSymbol>& symbols);
+RawJson EncodeWorkspaceSymbol(const WorkspaceSymbol& symbol);
 Json ToJson(const CommandArgs& a);
 Json ToJson(const Command& c);
 Json ToJson(const CodeAction& a);

@@ -15,15 +15,18 @@ void ThreadPool::Submit(std::function<void()> task) {
     if (stopping_) return;
     tasks_.push_back(std::move(task));
   }
-  ready_.notify_one();
+  ready_.release();
 }
 
 void ThreadPool::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_) return;
     stopping_ = true;
   }
-  ready_.notify_all();
+  // Queued tasks hold their tokens: they run first, then each worker takes
+  // one of these and finds the queue empty.
+  ready_.release(static_cast<std::ptrdiff_t>(workers_.size()));
   for (std::thread& t : workers_) {
     if (t.joinable()) t.join();
   }
@@ -32,11 +35,11 @@ void ThreadPool::Stop() {
 
 void ThreadPool::Work() {
   while (true) {
+    ready_.acquire();
     std::function<void()> task;
     {
-      std::unique_lock<std::mutex> lock(mutex_);
-      ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-      if (tasks_.empty()) return;
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (tasks_.empty()) return;  // a token of Stop
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }

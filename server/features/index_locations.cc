@@ -66,21 +66,28 @@ int LspSymbolKind(hlo::index::SymbolKind kind) {
   return static_cast<int>(SymbolKind::kVariable);
 }
 
-Location IndexLocation(const hlo::index::SymbolMatch& m, bool utf16) {
-  uint32_t line = m.line > 0 ? m.line - 1 : 0,
-           col = m.column > 0 ? m.column - 1 : 0;
-  size_t start = col, end = col + m.name.size();
+Range IndexRange(const std::string& path, uint32_t line, uint32_t column,
+                 std::string_view name, bool non_ascii_prefix, bool utf16) {
+  const uint32_t line0 = line > 0 ? line - 1 : 0,
+                 col = column > 0 ? column - 1 : 0;
+  size_t start = col, end = col + name.size();
   if (utf16) {
-    if ((m.flags & hlo::index::kFlagNonAsciiPrefix) != 0) {
-      std::optional<std::string> text = ReadLine(m.absolute_path, m.line);
+    if (non_ascii_prefix) {
+      std::optional<std::string> text = ReadLine(path, line);
       if (text && col <= text->size())
         start = Utf16Length(std::string_view(*text).substr(0, col));
     }
-    end = start + Utf16Length(m.name);
+    end = start + Utf16Length(name);
   }
-  return Location{PathToUri(m.absolute_path),
-                  Range{{line, static_cast<uint32_t>(start)},
-                        {line, static_cast<uint32_t>(end)}}};
+  return Range{{line0, static_cast<uint32_t>(start)},
+               {line0, static_cast<uint32_t>(end)}};
+}
+
+Location IndexLocation(const hlo::index::SymbolMatch& m, bool utf16) {
+  return Location{
+      PathToUri(m.absolute_path),
+      IndexRange(m.absolute_path, m.line, m.column, m.name,
+                 (m.flags & hlo::index::kFlagNonAsciiPrefix) != 0, utf16)};
 }
 
 std::string NormalPath(const std::string& path) {

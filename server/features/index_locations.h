@@ -20,6 +20,9 @@ int LspSymbolKind(hlo::index::SymbolKind kind);
 // index keeps bytes; the line is read only when it holds non-ASCII bytes
 // before the symbol).
 Location IndexLocation(const hlo::index::SymbolMatch& match, bool utf16);
+// The same range from a symbol's site in `path` (workspaceSymbol/resolve).
+Range IndexRange(const std::string& path, uint32_t line, uint32_t column,
+                 std::string_view name, bool non_ascii_prefix, bool utf16);
 
 // `path` made absolute and normal, as the index and URIs hold it.
 std::string NormalPath(const std::string& path);

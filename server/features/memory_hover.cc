@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -43,9 +44,17 @@ std::shared_ptr<const MemoryReport> MemoryAssignments::ForModule(
   }
   Entry& e = entries_[path];
   const time_t now = time(nullptr);
-  if (e.memory_path.empty() && e.checked != 0 &&
-      now - e.checked < kRecheckSeconds) {
-    return nullptr;
+  struct stat folder;
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const bool have_folder =
+      ::stat(dir.empty() ? "." : dir.c_str(), &folder) == 0;
+  if (e.memory_path.empty() && e.checked != 0) {
+    if (e.none_in_folder && have_folder &&
+        e.folder_mtime.tv_sec == folder.st_mtim.tv_sec &&
+        e.folder_mtime.tv_nsec == folder.st_mtim.tv_nsec) {
+      return nullptr;
+    }
+    if (!e.none_in_folder && now - e.checked < kRecheckSeconds) return nullptr;
   }
   struct stat st;
   if (!e.memory_path.empty() && ::stat(e.memory_path.c_str(), &st) == 0 &&
@@ -55,12 +64,15 @@ std::shared_ptr<const MemoryReport> MemoryAssignments::ForModule(
   }
   e = Entry();
   e.checked = now;
+  if (have_folder) e.folder_mtime = folder.st_mtim;
+  e.none_in_folder = have_folder;
   if (!IsOptimizedStage(path)) return nullptr;
   e.memory_path = MemoryFileOfModule(path);
   if (e.memory_path.empty() || ::stat(e.memory_path.c_str(), &st) != 0) {
     e.memory_path.clear();
     return nullptr;
   }
+  e.none_in_folder = false;  // there is one: a partial file is retried
   absl::StatusOr<MemoryReport> report = LoadMemoryReport(e.memory_path, "");
   if (!report.ok()) {
     e.memory_path.clear();

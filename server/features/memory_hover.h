@@ -37,6 +37,11 @@ class MemoryAssignments {
     int64_t size = -1;
     timespec mtime{};
     time_t checked = 0;  // when memory_path was looked up
+    // The folder had no assignment for the module at this mtime: looked up
+    // again only when the folder changes (listing a dump folder of
+    // thousands of files every few seconds was a hover outlier).
+    bool none_in_folder = false;
+    timespec folder_mtime{};
     std::shared_ptr<const MemoryReport> report;
   };
   // The assignment of the optimized module at `path`, or null.

@@ -30,6 +30,10 @@ inline constexpr size_t kDefaultWorkspaceSymbolLimit = 100;
 inline constexpr size_t kMaxSearchHits = 500;
 inline constexpr std::chrono::milliseconds kWorkspaceSymbolDeadline{1000};
 inline constexpr std::chrono::milliseconds kSearchDeadline{10000};
+// workspaceSymbol/resolve: the range of a symbol workspace/symbol sent
+// without one (a symbol with its range comes back as it is).
+Result<WorkspaceSymbol> ResolveWorkspaceSymbol(const Workspace& workspace,
+                                               const WorkspaceSymbol& symbol);
 Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(
     Workspace& workspace, const WorkspaceSymbolParams& params, size_t limit,
     const std::atomic<bool>* cancelled);

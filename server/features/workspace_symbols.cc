@@ -39,11 +39,38 @@ Result<std::vector<WorkspaceSymbol>> WorkspaceSymbols(
                           kWorkspaceSymbolDeadline, cancelled);
   if (const RpcError* error = std::get_if<RpcError>(&matches)) return *error;
   const bool utf16 = workspace.support().utf16;
+  // A client that resolves ranges gets them one by one as it shows them:
+  // no line is read for a UTF-16 column here, however many symbols match.
+  const bool resolve = workspace.support().symbol_resolve;
   std::vector<WorkspaceSymbol> out;
-  for (const hlo::index::SymbolMatch& m : std::get<0>(matches)) {
-    out.push_back(WorkspaceSymbol{m.name, LspSymbolKind(m.kind),
-                                  IndexLocation(m, utf16), m.module});
+  out.reserve(std::get<0>(matches).size());
+  for (hlo::index::SymbolMatch& m : std::get<0>(matches)) {
+    WorkspaceSymbol s;
+    s.kind = LspSymbolKind(m.kind);
+    if (resolve) {
+      s.location.uri = PathToUri(m.absolute_path);
+      s.site = SymbolSite{m.line, m.column,
+                          (m.flags & hlo::index::kFlagNonAsciiPrefix) != 0};
+    } else {
+      s.location = IndexLocation(m, utf16);
+    }
+    s.name = std::move(m.name);
+    s.container = std::move(m.module);
+    out.push_back(std::move(s));
   }
+  return out;
+}
+
+Result<WorkspaceSymbol> ResolveWorkspaceSymbol(const Workspace& workspace,
+                                               const WorkspaceSymbol& symbol) {
+  WorkspaceSymbol out = symbol;
+  if (!out.site) return out;  // it has its range already
+  const std::string path = UriToPath(out.location.uri);
+  if (path.empty()) return InvalidParams("not a file URI: " + out.location.uri);
+  out.location.range =
+      IndexRange(path, out.site->line, out.site->column, out.name,
+                 out.site->non_ascii_prefix, workspace.support().utf16);
+  out.site.reset();
   return out;
 }
 

@@ -645,9 +645,49 @@ async function workspaceFolderTests() {
   }
 }
 
+// LSP 3.17: a client that resolves location.range gets `location: {uri}`
+// and the range from workspaceSymbol/resolve (UTF-16 after non-ASCII too).
+async function workspaceSymbolResolveTests() {
+  const os = require('os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-resolve-'));
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-cache-'));
+  const savedCache = process.env.XDG_CACHE_HOME;
+  process.env.XDG_CACHE_HOME = cacheDir;
+  const file = path.join(dir, 'module_0003.fr.before_optimizations.txt');
+  fs.writeFileSync(file, 'HloModule fr\n\nENTRY %main (p: f32[2]) -> f32[2] {\n' +
+    '/*\u00e9\u00e9\u00e9*/ %resolve_me = f32[2]{0} parameter(0)\n  ROOT %r = f32[2]{0} negate(%resolve_me)\n}\n');
+  const s = await Session.start({
+    rootUri: pathToFileURL(dir).href,
+    workspaceCaps: { symbol: { resolveSupport: { properties: ['location.range'] } } },
+  });
+  try {
+    check('workspace/symbol: resolveProvider advertised',
+      s.init.capabilities.workspaceSymbolProvider.resolveProvider === true, s.init.capabilities.workspaceSymbolProvider);
+    let syms = [];
+    for (let i = 0; i < 100 && !syms.length; i++) {
+      syms = (await s.req(P.WorkspaceSymbolRequest.type, { query: 'resolve_me' })).filter(x => x.name === 'resolve_me');
+      if (!syms.length) await new Promise(r => setTimeout(r, 100));
+    }
+    const sym = syms[0];
+    check('workspace/symbol: location {uri} only when the client resolves ranges',
+      sym && sym.location.uri === pathToFileURL(file).href && sym.location.range === undefined && sym.data, syms);
+    const resolved = sym && await s.req(new P.RequestType('workspaceSymbol/resolve'), sym);
+    check('workspaceSymbol/resolve: the range, UTF-16 after non-ASCII text', resolved &&
+      resolved.name === 'resolve_me' && resolved.location.uri === sym.location.uri &&
+      resolved.location.range.start.line === 3 && resolved.location.range.start.character === 9 &&
+      resolved.location.range.end.character === 19 && resolved.data === undefined, resolved);
+  } finally {
+    const code = await s.stop();
+    check('workspace symbol resolve session: exit code 0', code === 0, code);
+    if (savedCache === undefined) delete process.env.XDG_CACHE_HOME; else process.env.XDG_CACHE_HOME = savedCache;
+    for (const d of [dir, cacheDir]) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (!server || !fs.existsSync(server)) { console.error(`usage: lsp-e2e.js <hlo-lsp binary>`); process.exit(2); }
-  for (const t of [fixtureTests, encodingTests, workspaceTests, corpusTests, corpusProtoTests, workspaceFolderTests]) {
+  for (const t of [fixtureTests, encodingTests, workspaceTests, corpusTests, corpusProtoTests, workspaceFolderTests,
+                   workspaceSymbolResolveTests]) {
     try { await t(); } catch (e) { check(`${t.name} ran to the end`, false, String(e && e.stack || e)); }
   }
   console.log(`${passed} passed, ${failed} failed`);

@@ -4,10 +4,13 @@
 // and the blame line of hover.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "server/documents.h"
+#include "server/features/pass_history.h"
 #include "tests/history/pass_sequence.h"
 #include "tests/index/test_dir.h"
 #include "tests/server/server_harness.h"
@@ -182,6 +185,46 @@ TEST_F(HistoryTest, HoverSaysWhichPassAddedAndLastChangedAnInstruction) {
   EXPECT_EQ(
       r["result"]["contents"]["value"].get<std::string>().find("Pass history"),
       std::string::npos);
+}
+
+}  // namespace
+}  // namespace hlo_lsp
+
+namespace hlo_lsp {
+namespace {
+
+// A module whose dumps add up to over PassHistory::kInlineBytes: its
+// timeline is built in the background (at a low priority), the first hover
+// says so at once instead of parsing every dump inline, and the blame line
+// comes when it is ready.
+TEST_F(HistoryTest, LargeHistoriesAreComputedOffTheHover) {
+  std::string pad =
+      "\n%pad_comp (pad.0: f32[]) -> f32[] {\n  %pad.0 = f32[] parameter(0)\n";
+  for (int i = 1; i < 6000; ++i) {
+    pad += "  %pad." + std::to_string(i) + " = f32[] negate(f32[] %pad." +
+           std::to_string(i - 1) + ")\n";
+  }
+  pad += "  ROOT %pad.6000 = f32[] negate(f32[] %pad.5999)\n}\n";
+  uint64_t bytes = 0;
+  for (const KnownStep& step : known_) {
+    std::ofstream(dir_.path() / step.file, std::ios::app) << pad;
+    bytes += fs::file_size(dir_.path() / step.file);
+  }
+  ASSERT_GT(bytes, PassHistory::kInlineBytes);
+  const size_t last = known_.size() - 1;
+  Open(last);
+  std::string first = HoverAt(last, "%fusion.1 =");
+  EXPECT_NE(first.find("**Pass history:** being computed"), std::string::npos)
+      << first;
+  std::string later;
+  for (int i = 0; i < 600; ++i) {
+    later = HoverAt(last, "%fusion.1 =");
+    if (later.find("first appeared") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(later.find("first appeared after `fusion` (step 4)"),
+            std::string::npos)
+      << later;
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
   ServerHarness h(NoCache());
   Json r = h.Initialize();
   Json caps = r["result"]["capabilities"];
-  EXPECT_EQ(caps["workspaceSymbolProvider"], true);
+  EXPECT_EQ(caps["workspaceSymbolProvider"]["resolveProvider"], true);
   EXPECT_EQ(caps["executeCommandProvider"]["commands"],
             Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
                          "hlo.compare", "hlo.moduleFiles", "hlo.search",
@@ -187,6 +187,53 @@ TEST_F(WorkspaceTest, SymbolsWithProgressAndWatcherRegistration) {
 
 // The contract: at most 100 symbols by default; hlo.workspaceSymbolLimit
 // from initializationOptions or didChangeConfiguration changes it.
+TEST_F(WorkspaceTest, RangesAreLeftToResolveWhenTheClientResolvesThem) {
+  // After non-ASCII text: the UTF-16 column needs the line, read at resolve.
+  Write("module_0005.res.before_optimizations.txt",
+        "HloModule res\n\nENTRY %main () -> f32[] {\n"
+        "/*\xc3\xa9\xc3\xa9*/ %far_away = f32[] constant(1)\n"
+        "  ROOT %near_by = f32[] constant(2)\n}\n");
+  ServerHarness h(NoCache());
+  Start(h, {{"workspace",
+             {{"symbol",
+               {{"resolveSupport", {{"properties", {"location.range"}}}}}}}}});
+  for (const char* query : {"far_away", "near_by"}) {
+    Json symbols = SymbolsEventually(h, query);
+    ASSERT_FALSE(symbols.empty()) << query;
+    const Json& s = symbols[0];
+    EXPECT_EQ(s["location"]["uri"],
+              Uri("module_0005.res.before_optimizations.txt"));
+    EXPECT_FALSE(s["location"].contains("range")) << s.dump();
+    ASSERT_TRUE(s.contains("data")) << s.dump();
+    Json resolved = Call(h, "workspaceSymbol/resolve", s);
+    ASSERT_TRUE(resolved.contains("result")) << resolved.dump();
+    const Json& r = resolved["result"];
+    EXPECT_EQ(r["name"], query);
+    EXPECT_FALSE(r.contains("data")) << r.dump();
+    EXPECT_EQ(r["location"]["uri"], s["location"]["uri"]);
+    const Json& range = r["location"]["range"];
+    if (std::string(query) == "far_away") {
+      // "/*éé*/ %" is 10 bytes and 8 UTF-16 units.
+      EXPECT_EQ(range["start"], Json({{"line", 3}, {"character", 8}}));
+      EXPECT_EQ(range["end"], Json({{"line", 3}, {"character", 16}}));
+    } else {
+      EXPECT_EQ(range["start"], Json({{"line", 4}, {"character", 8}}));
+      EXPECT_EQ(range["end"], Json({{"line", 4}, {"character", 15}}));
+    }
+  }
+  // A symbol with its range comes back as it is; one with neither is refused.
+  Json whole{{"name", "x"},
+             {"kind", 13},
+             {"location",
+              {{"uri", Uri("module_0005.res.before_optimizations.txt")},
+               {"range",
+                {{"start", {{"line", 1}, {"character", 2}}},
+                 {"end", {{"line", 1}, {"character", 3}}}}}}}};
+  EXPECT_EQ(Call(h, "workspaceSymbol/resolve", whole)["result"], whole);
+  Json bare{{"name", "x"}, {"location", {{"uri", "file:///nowhere"}}}};
+  EXPECT_EQ(Call(h, "workspaceSymbol/resolve", bare)["error"]["code"], -32602);
+}
+
 TEST_F(WorkspaceTest, WorkspaceSymbolLimitIsHundredOrTheSetting) {
   std::string many = "HloModule many\n\nENTRY %main () -> f32[] {\n";
   for (int i = 0; i < 150; ++i) {
