@@ -185,10 +185,41 @@ std::optional<InferredShape> ShapeFromFile(const ParsedFile& file, Id id) {
   return shape;
 }
 
+namespace {
+
+// Ops whose shape is only the instruction's own (or the runtime's): the
+// most common of them are answered before any operand shape is built.
+bool NeverInferred(Opcode op) {
+  switch (op) {
+    case Opcode::kUnknown:
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kCustomCall:
+    case Opcode::kBitcast:
+    case Opcode::kIota:
+    case Opcode::kRng:
+    case Opcode::kRngBitGenerator:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kAsyncDone:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kInfeed:
+    case Opcode::kOutfeed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 Inference InferShape(const ParsedFile& file, Id id) {
   if (id >= file.instructions.size()) return sii::CannotInfer();
   const Instruction& inst = file.instructions[id];
-  if (inst.opcode == Opcode::kUnknown) return sii::CannotInfer();
+  if (NeverInferred(inst.opcode)) return sii::CannotInfer();
   sii::OpContext ctx{file, inst, {}, std::nullopt};
   ctx.operands.reserve(inst.operands.count);
   for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
