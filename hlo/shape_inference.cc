@@ -201,7 +201,6 @@ bool NeverInferred(Opcode op) {
     case Opcode::kRngBitGenerator:
     case Opcode::kAsyncStart:
     case Opcode::kAsyncUpdate:
-    case Opcode::kAsyncDone:
     case Opcode::kSend:
     case Opcode::kSendDone:
     case Opcode::kRecv:

@@ -104,6 +104,16 @@ Inference MaybeTupleOfOne(const OpContext& ctx) {
   return result;
 }
 
+// The done half of an async pair gives element `index` of the start's
+// tuple: the result slot (XLA's HandleAsyncDone and the *-done rules).
+Inference ElementOfStart(const OpContext& ctx, size_t index) {
+  if (ctx.operands.size() != 1 || !ctx.operands[0].is_tuple() ||
+      ctx.operands[0].tuple.size() <= index) {
+    return CannotInfer();
+  }
+  return Ok(ctx.operands[0].tuple[index]);
+}
+
 }  // namespace
 
 std::optional<Inference> InferControl(const OpContext& ctx) {
@@ -153,6 +163,14 @@ std::optional<Inference> InferControl(const OpContext& ctx) {
       // The split dimension (`dimensions=`) makes it the array form.
       if (ctx.Attr("dimensions").empty()) return MaybeTupleOfOne(ctx);
       return SameAsOperands(ctx);
+    // all-reduce-start is its operand's shape in new dumps and (in, out) in
+    // old ones: neither it nor its done is inferred.
+    case Opcode::kAsyncDone:
+    case Opcode::kAllGatherDone:
+    case Opcode::kCollectivePermuteDone:
+      return ElementOfStart(ctx, 1);
+    case Opcode::kCopyDone:
+      return ElementOfStart(ctx, 0);
     case Opcode::kCollectivePermute:
       // The in-place form (4 operands) and the combined one differ by XLA
       // version: only the plain one-operand form is inferred.

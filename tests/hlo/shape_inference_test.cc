@@ -305,6 +305,23 @@ TEST(ShapeInferenceTest, Collectives) {
             "f32[4]");
 }
 
+TEST(ShapeInferenceTest, AsyncDonesTakeTheStartsResultSlot) {
+  EXPECT_EQ(InferR(Entry("x = f32[4] parameter(0)\n"
+                         "s = ((f32[4]), f32[8], u32[]) "
+                         "custom-call-start(x), custom_call_target=\"foo\"\n"
+                         "ROOT r = f32[8] custom-call-done(s)")),
+            "f32[8]");
+  EXPECT_EQ(InferR(Entry("x = f32[4] parameter(0)\n"
+                         "s = (f32[4], f32[4], u32[]) copy-start(x)\n"
+                         "ROOT r = f32[4] copy-done(s)")),
+            "f32[4]");
+  EXPECT_EQ(InferR(Entry("x = f32[4] parameter(0)\n"
+                         "s = (f32[4], f32[4]) collective-permute-start(x), "
+                         "source_target_pairs={{0,1}}\n"
+                         "ROOT r = f32[4] collective-permute-done(s)")),
+            "f32[4]");
+}
+
 TEST(ShapeInferenceTest, UnknownOpsAreNotInferred) {
   EXPECT_EQ(InferR(Entry("x = f32[4] parameter(0)\nROOT r = f32[4] "
                          "custom-call(x), custom_call_target=\"foo\"")),
