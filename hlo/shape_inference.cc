@@ -372,6 +372,10 @@ class Filler {
 
 }  // namespace
 
+bool IsInferredShape(const ParsedFile& file, Id shape) {
+  return shape < file.shapes.size() && file.shapes[shape].span.empty();
+}
+
 int FillMissingShapes(ParsedFile* file) {
   bool any = false;
   for (const Instruction& inst : file->instructions) {

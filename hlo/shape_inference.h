@@ -67,6 +67,8 @@ std::vector<Diagnostic> CheckShapes(const ParsedFile& file,
 // span at the opcode. Those that cannot be inferred stay kNone. Returns the
 // number filled. The parser calls it; it is a no-op when every shape is there.
 int FillMissingShapes(ParsedFile* file);
+// True for a shape FillMissingShapes made (it has no text of its own).
+bool IsInferredShape(const ParsedFile& file, Id shape);
 
 }  // namespace hlo
 

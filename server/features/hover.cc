@@ -48,7 +48,7 @@ std::string ShapeOf(const hlo::ParsedFile& file, hlo::Id shape) {
 std::string InferredShapeNote(const hlo::ParsedFile& file, hlo::Id i) {
   const hlo::Instruction& inst = file.instructions[i];
   if (inst.shape >= file.shapes.size()) return "";
-  if (file.shapes[inst.shape].span.empty()) return " (inferred, not written)";
+  if (hlo::IsInferredShape(file, inst.shape)) return " (inferred, not written)";
   hlo::Inference inference = hlo::InferShape(file, i);
   std::optional<hlo::InferredShape> declared =
       hlo::ShapeFromFile(file, inst.shape);
