@@ -391,6 +391,21 @@ TEST(ShapeInferenceTest, MissingShapeOfANestedOperandIsFilledFirst) {
       "f32[4]");
 }
 
+// Hostile text: a long chain of shape-less tuples of tuples must neither
+// recurse without bound nor build unbounded shapes.
+TEST(ShapeInferenceTest, DeepShapelessTupleChainsAreBounded) {
+  std::string body = "t0 = f32[] parameter(0)\n";
+  for (int i = 1; i < 3000; ++i) {
+    body +=
+        "t" + std::to_string(i) + " = tuple(t" + std::to_string(i - 1) + ")\n";
+  }
+  body += "ROOT r = tuple(t2999)";
+  Parsed p = ParseModule(Entry(body));
+  EXPECT_FALSE(p.file->HasErrors());
+  EXPECT_NE(p.file->instructions[Find(*p.file, "t10")].shape, kNone);
+  EXPECT_TRUE(CheckShapes(*p.file).empty());
+}
+
 TEST(ShapeInferenceTest, AShapeThatCannotBeInferredStaysMissing) {
   Parsed p = ParseModule(Entry("ROOT r = iota(), iota_dimension=0"));
   EXPECT_EQ(p.file->instructions[Find(*p.file, "r")].shape, kNone);
