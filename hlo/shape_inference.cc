@@ -23,6 +23,7 @@ bool ShapeFromFileImpl(const ParsedFile& file, Id id, int depth,
   const Shape& shape = file.shapes[id];
   out->element_type = shape.element_type;
   if (shape.is_tuple()) {
+    out->dims.clear();
     out->tuple.resize(shape.tuple.count);
     for (Id i = 0; i < shape.tuple.count; ++i) {
       if (shape.tuple.begin + i >= file.shape_ids.size() ||
@@ -34,6 +35,7 @@ bool ShapeFromFileImpl(const ParsedFile& file, Id id, int depth,
     return true;
   }
   if (shape.dims.end() > file.ints.size()) return false;
+  out->tuple.clear();
   out->dims.assign(file.ints.begin() + shape.dims.begin,
                    file.ints.begin() + shape.dims.end());
   return true;
@@ -63,14 +65,14 @@ void AppendShapeString(const InferredShape& shape, std::string* out) {
 }
 
 // The shape operand `o` has: its definition's, else the one written inline.
-std::optional<InferredShape> OperandShape(const ParsedFile& file,
-                                          const Operand& o) {
+bool OperandShape(const ParsedFile& file, const Operand& o,
+                  InferredShape* out) {
   Id shape = kNone;
   if (o.definition != kNone && o.definition < file.instructions.size()) {
     shape = file.instructions[o.definition].shape;
   }
   if (shape == kNone) shape = o.shape;
-  return ShapeFromFile(file, shape);
+  return ShapeFromFileImpl(file, shape, 0, out);
 }
 
 bool IsDeclared(const ParsedFile& file, Id shape) {
@@ -219,15 +221,27 @@ Inference InferShape(const ParsedFile& file, Id id) {
   if (id >= file.instructions.size()) return sii::CannotInfer();
   const Instruction& inst = file.instructions[id];
   if (NeverInferred(inst.opcode)) return sii::CannotInfer();
-  sii::OpContext ctx{file, inst, {}, std::nullopt};
-  ctx.operands.reserve(inst.operands.count);
-  for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
-    std::optional<InferredShape> shape = OperandShape(file, file.operands[o]);
-    // Unbounded '?' sizes take rules XLA applies apart: not inferred here.
-    if (!shape || !sii::IsBounded(*shape)) return sii::CannotInfer();
-    ctx.operands.push_back(std::move(*shape));
+  // Reused across calls: their vectors keep their capacity.
+  thread_local std::vector<InferredShape> operands;
+  thread_local InferredShape declared;
+  if (operands.size() < inst.operands.count) {
+    operands.resize(inst.operands.count);
   }
-  if (inst.shape != kNone) ctx.declared = ShapeFromFile(file, inst.shape);
+  for (Id k = 0; k < inst.operands.count; ++k) {
+    // Unbounded '?' sizes take rules XLA applies apart: not inferred here.
+    if (!OperandShape(file, file.operands[inst.operands.begin + k],
+                      &operands[k]) ||
+        !sii::IsBounded(operands[k])) {
+      return sii::CannotInfer();
+    }
+  }
+  sii::OpContext ctx{
+      file, inst,
+      std::span<const InferredShape>(operands.data(), inst.operands.count),
+      nullptr};
+  if (ShapeFromFileImpl(file, inst.shape, 0, &declared)) {
+    ctx.declared = &declared;
+  }
   for (auto* family : {sii::InferElementwise, sii::InferDataMovement,
                        sii::InferCompute, sii::InferControl}) {
     if (std::optional<Inference> result = family(ctx)) return *result;
@@ -279,16 +293,17 @@ std::vector<Diagnostic> CheckShapes(const ParsedFile& file,
       continue;
     }
     if (!inference.shape) continue;
-    std::optional<InferredShape> declared = ShapeFromFile(file, inst.shape);
-    if (!declared || ShapesCompatible(*declared, *inference.shape,
-                                      options.allow_mixed_precision)) {
+    thread_local InferredShape declared;
+    if (!ShapeFromFileImpl(file, inst.shape, 0, &declared) ||
+        ShapesCompatible(declared, *inference.shape,
+                         options.allow_mixed_precision)) {
       continue;
     }
     out.push_back(
         Diagnostic{span, Severity::kError,
                    absl::StrCat("Expected instruction to have shape equal to ",
                                 ShapeString(*inference.shape),
-                                ", actual shape is ", ShapeString(*declared))});
+                                ", actual shape is ", ShapeString(declared))});
   }
   return out;
 }

@@ -347,7 +347,7 @@ std::optional<Inference> InferCompute(const OpContext& ctx) {
       return Ok(ctx.operands[0]);
     case Opcode::kSort: {
       if (ctx.operands.empty()) return CannotInfer();
-      return Ok(OneOrTuple(ctx.operands));
+      return Ok(OneOrTuple(ctx.OperandVector()));
     }
     case Opcode::kFft:
       return Fft(ctx);

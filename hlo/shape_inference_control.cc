@@ -90,7 +90,7 @@ Inference SameAsOperands(const OpContext& ctx) {
   for (const InferredShape& s : ctx.operands) {
     if (!IsArray(s)) return CannotInfer();
   }
-  return Ok(OneOrTuple(ctx.operands));
+  return Ok(OneOrTuple(ctx.OperandVector()));
 }
 
 // The tuple forms of all-reduce and all-to-all: one operand gives its shape
@@ -119,7 +119,7 @@ Inference ElementOfStart(const OpContext& ctx, size_t index) {
 std::optional<Inference> InferControl(const OpContext& ctx) {
   switch (ctx.opcode()) {
     case Opcode::kTuple:
-      return Ok(Tuple(ctx.operands));
+      return Ok(Tuple(ctx.OperandVector()));
     case Opcode::kGetTupleElement:
       return GetTupleElement(ctx);
     case Opcode::kFusion:

@@ -5,6 +5,7 @@
 #define HLO_LSP_HLO_SHAPE_INFERENCE_INTERNAL_H_
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,10 +19,15 @@ namespace hlo::shape_inference_internal {
 struct OpContext {
   const ParsedFile& file;
   const Instruction& inst;
-  std::vector<InferredShape> operands;    // every operand's shape, known
-  std::optional<InferredShape> declared;  // the instruction's own, if written
+  // Every operand's shape, known; views of per-thread scratch that
+  // InferShape reuses, so a module's check allocates little.
+  std::span<const InferredShape> operands;
+  const InferredShape* declared = nullptr;  // the instruction's own, if any
 
   Opcode opcode() const { return inst.opcode; }
+  std::vector<InferredShape> OperandVector() const {
+    return {operands.begin(), operands.end()};
+  }
   // The raw value of attribute `key`, empty when absent.
   std::string_view Attr(std::string_view key) const;
   // Every attribute as written, for the decoders that read several.
