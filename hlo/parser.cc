@@ -15,6 +15,7 @@
 #include "hlo/attributes.h"
 #include "hlo/lexer.h"
 #include "hlo/parser_internal.h"
+#include "hlo/shape_inference.h"
 
 namespace hlo {
 
@@ -29,6 +30,9 @@ std::unique_ptr<ParsedFile> Parse(std::string_view text,
   }
   internal::Parser parser(text, options, file.get());
   parser.Run();
+  // `r = add(x, y)` without a shape, as XLA's parser allows: the inferred
+  // shape stands in for everything downstream (hover, replay, protos).
+  FillMissingShapes(file.get());
   file->BuildReverseEdges();
   return file;
 }

@@ -10,6 +10,7 @@
 #include "base/strings.h"
 #include "hlo/parser.h"
 #include "hlo/proto/encode_internal.h"
+#include "hlo/shape_inference.h"
 
 namespace hlo::proto {
 
@@ -375,9 +376,16 @@ absl::Status Encoder::EncodeInstruction(Id i, Instr* out) {
   }
   // Inferred after the attributes: slice, pad and dynamic-slice read
   // their encoded fields.
-  if (inst.shape == kNone) {
+  // A shape the parser filled in (hlo/shape_inference.h) has no layout:
+  // the encoder's own inference gives laid-out operands' layouts, and the
+  // filled shape stays when it cannot.
+  if (inst.shape == kNone || IsInferredShape(file_, inst.shape)) {
+    out->clear_shape();
     absl::Status status = InferShape(inst, out);
-    if (!status.ok()) return status;
+    if (!status.ok()) {
+      if (inst.shape == kNone) return status;
+      *out->mutable_shape() = EncodeShape(file_, inst.shape);
+    }
   }
   shapes_[i] = &out->shape();
   return absl::OkStatus();

@@ -20,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/parser.h"
+#include "hlo/shape_inference.h"
 #include "index/dump_name.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
@@ -29,9 +30,14 @@ namespace hlo_lsp::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: hlo-lsp check FILE...\n\n"
+    "usage: hlo-lsp check [--verify=LIST | --no-verify] FILE...\n\n"
     "Parses each HLO text file and prints one line per problem:\n"
     "  FILE:LINE:COL: error: MESSAGE   (or warning:)\n"
+    "Shapes are checked against XLA's shape inference (each declared shape\n"
+    "must be the one XLA infers). --no-verify: syntax and names only.\n"
+    "--verify=LIST: XLA's verifier defaults plus the comma-separated options\n"
+    "named (allow_mixed_precision, layout_sensitive, ...; 'default' for\n"
+    "none); without it mixed precision is allowed.\n"
     "Lines and columns are 1-based; columns count bytes. FILE '-' is stdin.\n"
     "A proto (.pb, .pb.gz, .pbtxt, snapshots, text-format content) is\n"
     "checked as its text view, the text 'hlo-lsp convert FILE' prints: its\n"
@@ -72,7 +78,54 @@ struct FileReport {
   bool io_error = false;
 };
 
-FileReport CheckFile(const std::string& path) {
+// What the verifier step does: nothing (--no-verify) or the shape check.
+struct VerifyOptions {
+  bool enabled = true;
+  hlo::ShapeCheckOptions shapes;
+};
+
+// XLA's HloVerifierOpts switches `--verify=` may name (the contract's list).
+bool IsVerifierOption(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "default",
+      "layout_sensitive",
+      "allow_mixed_precision",
+      "verify_no_collective_deadlocks",
+      "verify_call_nested_computation_thread_name",
+      "verify_reshape_is_bitcast",
+      "verify_no_host_memory_space",
+      "verify_instruction_name_unchanged",
+      "verify_broadcast_dimensions_order",
+      "allow_scalar_index_dynamic_ops"};
+  for (std::string_view known : kNames) {
+    if (name == known) return true;
+  }
+  return false;
+}
+
+// Parses the LIST of `--verify=LIST`; false (with `bad` set) on an unknown
+// name. Naming options turns XLA's defaults on: mixed precision only when
+// listed.
+bool ParseVerifyList(std::string_view list, VerifyOptions* options,
+                     std::string* bad) {
+  options->shapes.allow_mixed_precision = false;
+  for (size_t start = 0; start <= list.size();) {
+    size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view name = list.substr(start, end - start);
+    if (!IsVerifierOption(name)) {
+      *bad = std::string(name);
+      return false;
+    }
+    if (name == "allow_mixed_precision") {
+      options->shapes.allow_mixed_precision = true;
+    }
+    start = end + 1;
+  }
+  return true;
+}
+
+FileReport CheckFile(const std::string& path, const VerifyOptions& verify) {
   FileReport report;
   absl::StatusOr<FileContents> contents = FileContents::Read(path);
   if (!contents.ok()) {
@@ -99,9 +152,12 @@ FileReport CheckFile(const std::string& path) {
     return report;
   }
   std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(*text);
+  std::vector<hlo::Diagnostic> shape_findings;
+  if (verify.enabled) shape_findings = hlo::CheckShapes(*file, verify.shapes);
   std::vector<const hlo::Diagnostic*> sorted;
-  sorted.reserve(file->diagnostics.size());
+  sorted.reserve(file->diagnostics.size() + shape_findings.size());
   for (const hlo::Diagnostic& d : file->diagnostics) sorted.push_back(&d);
+  for (const hlo::Diagnostic& d : shape_findings) sorted.push_back(&d);
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const hlo::Diagnostic* a, const hlo::Diagnostic* b) {
                      return a->span.begin < b->span.begin;
@@ -117,7 +173,7 @@ FileReport CheckFile(const std::string& path) {
     absl::StrAppend(&report.err, "hlo-lsp: ", path,
                     ": too many diagnostics, the rest are not shown\n");
   }
-  report.has_errors = file->HasErrors();
+  report.has_errors = file->HasErrors() || !shape_findings.empty();
   return report;
 }
 
@@ -127,8 +183,12 @@ FileReport CheckFile(const std::string& path) {
 // another.
 class ParallelChecker {
  public:
-  explicit ParallelChecker(const std::vector<std::string>& paths)
-      : paths_(paths), reports_(paths.size()), done_(paths.size(), false) {}
+  ParallelChecker(const std::vector<std::string>& paths,
+                  const VerifyOptions& verify)
+      : paths_(paths),
+        verify_(verify),
+        reports_(paths.size()),
+        done_(paths.size(), false) {}
 
   // Returns the exit code.
   int Run() {
@@ -174,7 +234,7 @@ class ParallelChecker {
         });
         in_flight_ += bytes;
       }
-      FileReport report = CheckFile(paths_[i]);
+      FileReport report = CheckFile(paths_[i], verify_);
       std::lock_guard<std::mutex> lock(mutex_);
       in_flight_ -= bytes;
       reports_[i] = std::move(report);
@@ -211,6 +271,7 @@ class ParallelChecker {
   }
 
   const std::vector<std::string>& paths_;
+  const VerifyOptions verify_;
   const uint64_t budget_ = Budget();
   std::atomic<size_t> next_{0};
   std::mutex mutex_;
@@ -228,11 +289,23 @@ int RunCheck(int argc, char** argv) {
     return kExitOk;
   }
   std::vector<std::string> paths;
-  bool options_done = false;
+  VerifyOptions verify;
+  bool options_done = false, no_verify = false, verify_list = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (!options_done && arg == "--") {
       options_done = true;
+    } else if (!options_done && arg == "--no-verify") {
+      no_verify = true;
+      verify.enabled = false;
+    } else if (!options_done && arg.starts_with("--verify=")) {
+      verify_list = true;
+      std::string bad;
+      if (!ParseVerifyList(arg.substr(9), &verify, &bad)) {
+        std::fprintf(stderr, "hlo-lsp check: unknown verifier option '%s'\n%s",
+                     bad.c_str(), kUsage);
+        return kExitUsage;
+      }
     } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
       std::fprintf(stderr, "hlo-lsp check: unknown option '%s'\n%s", argv[i],
                    kUsage);
@@ -240,6 +313,13 @@ int RunCheck(int argc, char** argv) {
     } else {
       paths.emplace_back(arg);
     }
+  }
+  if (no_verify && verify_list) {
+    std::fprintf(stderr,
+                 "hlo-lsp check: --verify and --no-verify exclude each "
+                 "other\n%s",
+                 kUsage);
+    return kExitUsage;
   }
   if (paths.empty()) {
     std::fputs(kUsage, stderr);
@@ -253,7 +333,7 @@ int RunCheck(int argc, char** argv) {
   ::mallopt(M_MMAP_THRESHOLD, 256 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   ::mallopt(M_TOP_PAD, 64 << 20);
-  return ParallelChecker(paths).Run();
+  return ParallelChecker(paths, verify).Run();
 }
 
 }  // namespace hlo_lsp::cli

@@ -1,4 +1,6 @@
-// textDocument/publishDiagnostics: the parser's diagnostics with ranges.
+// textDocument/publishDiagnostics: the parser's diagnostics and the
+// verifier's shape findings (hlo/shape_inference.h), with ranges.
+#include "hlo/shape_inference.h"
 #include "server/features/features.h"
 
 namespace hlo_lsp {
@@ -12,6 +14,11 @@ std::vector<Diagnostic> Diagnostics(const Snapshot& snap) {
                              d.severity == hlo::Severity::kError
                                  ? DiagnosticSeverity::kError
                                  : DiagnosticSeverity::kWarning,
+                             d.message});
+  }
+  // The same findings `hlo-lsp check` prints with its default options.
+  for (const hlo::Diagnostic& d : hlo::CheckShapes(file)) {
+    out.push_back(Diagnostic{snap.ToRange(d.span), DiagnosticSeverity::kError,
                              d.message});
   }
   if (file.diagnostics_truncated) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "hlo/query.h"
+#include "hlo/shape_inference.h"
 #include "hlo/shape_util.h"
 #include "server/features/features.h"
 
@@ -42,6 +43,25 @@ std::string ShapeOf(const hlo::ParsedFile& file, hlo::Id shape) {
   return hlo::ShapeToString(file, shape, /*with_layout=*/true);
 }
 
+// Where the shape was not written (filled by inference), or where XLA's
+// rule gives another one than written: say so after the shape.
+std::string InferredShapeNote(const hlo::ParsedFile& file, hlo::Id i) {
+  const hlo::Instruction& inst = file.instructions[i];
+  if (inst.shape >= file.shapes.size()) return "";
+  if (hlo::IsInferredShape(file, inst.shape)) return " (inferred, not written)";
+  hlo::Inference inference = hlo::InferShape(file, i);
+  std::optional<hlo::InferredShape> declared =
+      hlo::ShapeFromFile(file, inst.shape);
+  if (!inference.shape || !declared ||
+      hlo::ShapesCompatible(*declared, *inference.shape,
+                            /*ignore_fp_precision=*/false)) {
+    return "";
+  }
+  return "\n- inferred: " +
+         Code(Truncated(hlo::ShapeString(*inference.shape))) +
+         " (XLA's shape rule for this op)";
+}
+
 std::string InstructionHover(const hlo::ParsedFile& file, hlo::Id i) {
   const hlo::Instruction& inst = file.instructions[i];
   std::string md;
@@ -54,7 +74,8 @@ std::string InstructionHover(const hlo::ParsedFile& file, hlo::Id i) {
         Code("%" + std::string(file.Name(file.computations[inst.computation])));
   }
   md += "\n\n";
-  md += "Shape: " + Code(Truncated(ShapeOf(file, inst.shape))) + "\n";
+  md += "Shape: " + Code(Truncated(ShapeOf(file, inst.shape)));
+  md += InferredShapeNote(file, i) + "\n";
   if (inst.shape != hlo::kNone && inst.shape < file.shapes.size()) {
     if (auto n = hlo::ElementCount(file, inst.shape)) {
       md += "- elements: " + WithThousands(*n) + "\n";

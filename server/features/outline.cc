@@ -3,6 +3,8 @@
 #include <vector>
 
 #include "hlo/query.h"
+#include "hlo/shape_inference.h"
+#include "hlo/shape_util.h"
 #include "server/features/features.h"
 
 namespace hlo_lsp {
@@ -36,7 +38,11 @@ DocumentSymbol InstructionSymbol(const Snapshot& snap, hlo::Id i) {
   std::string_view opcode = file.Text(inst.opcode_span);
   sym.detail.reserve(opcode.size() + 32);
   sym.detail.append(opcode);
-  if (inst.shape != hlo::kNone && inst.shape < file.shapes.size()) {
+  if (hlo::IsInferredShape(file, inst.shape)) {
+    // Not written: the parser's inferred shape, printed.
+    sym.detail.push_back(' ');
+    sym.detail.append(hlo::ShapeToString(file, inst.shape));
+  } else if (inst.shape != hlo::kNone && inst.shape < file.shapes.size()) {
     sym.detail.push_back(' ');
     sym.detail.append(file.Text(file.shapes[inst.shape].span));
   }

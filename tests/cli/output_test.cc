@@ -100,6 +100,59 @@ TEST(CliCheckTest, UndefinedOperandIsAnErrorAtItsPosition) {
   EXPECT_THAT(r.out, HasSubstr("nope"));
 }
 
+// A declared shape that XLA's shape inference would not give: the
+// verifier's finding at the shape, exit 1; --no-verify leaves only syntax
+// and names (contracts.md).
+constexpr char kWrongShape[] =
+    "HloModule m\n\nENTRY e {\n  x = f32[2,3] parameter(0)\n"
+    "  ROOT t = f32[2,3] transpose(x), dimensions={1,0}\n}\n";
+
+TEST(CliCheckTest, ShapeThatXlaWouldNotInferIsAnError) {
+  CliRunner cli;
+  cli.Write("shape.hlo", kWrongShape);
+  RunResult r = cli.Run("check shape.hlo");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out,
+            "shape.hlo:5:12: error: Expected instruction to have shape equal "
+            "to f32[3,2], actual shape is f32[2,3]\n");
+  RunResult off = cli.Run("check --no-verify shape.hlo");
+  EXPECT_EQ(off.exit_code, 0);
+  EXPECT_EQ(off.out, "");
+}
+
+TEST(CliCheckTest, VerifyListNamesXlasOptions) {
+  CliRunner cli;
+  cli.Write("mixed.hlo",
+            "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n"
+            "  ROOT n = bf16[2] negate(x)\n}\n");
+  // Without a flag, mixed precision is allowed; XLA's defaults forbid it.
+  EXPECT_EQ(cli.Run("check mixed.hlo").exit_code, 0);
+  RunResult strict = cli.Run("check --verify=default mixed.hlo");
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_THAT(strict.out,
+              HasSubstr("mixed.hlo:5:12: error: Expected "
+                        "instruction to have shape equal to f32[2]"));
+  EXPECT_EQ(
+      cli.Run("check --verify=layout_sensitive,allow_mixed_precision mixed.hlo")
+          .exit_code,
+      0);
+  RunResult bad = cli.Run("check --verify=no_such_option mixed.hlo");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("unknown verifier option 'no_such_option'"));
+  EXPECT_EQ(cli.Run("check --verify=default --no-verify mixed.hlo").exit_code,
+            2);
+}
+
+TEST(CliCheckTest, InstructionsWithoutAShapeAreValid) {
+  CliRunner cli;
+  cli.Write("bare.hlo",
+            "HloModule m\n\nENTRY e {\n  x = f32[2] parameter(0)\n"
+            "  %a = add(x, x)\n  ROOT r = compare(a, x), direction=GT\n}\n");
+  RunResult r = cli.Run("check bare.hlo");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST(CliCheckTest, UndefinedComputationIsAnError) {
   std::string text = kClean;
   text.replace(text.find("to_apply=%sum"), 13, "to_apply=%gone");

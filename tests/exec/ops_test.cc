@@ -49,6 +49,21 @@ ENTRY e {
   EXPECT_EQ(Values(**reduce), (V{10.5}));
 }
 
+// Instructions written without a shape (as XLA's parser allows) run with
+// the shape inference gives them.
+TEST(DeclaredTypeTest, InstructionsWithoutAShapeRunWithTheInferredOne) {
+  auto r = RunHlo(R"(HloModule m
+ENTRY e {
+  p = f32[3] parameter(0)
+  %a = add(p, p)
+  ROOT r = compare(a, p), direction=GT
+})",
+                  {Array(P::kF32, {3}, {1, -2, 0})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)->type(), P::kPred);
+  EXPECT_EQ(Values(**r), (V{1, 0, 0}));
+}
+
 // A result whose dimensions differ from the declared ones is an error that
 // names both, never passed on (issue 22: a reduce-scatter declared f32[10]
 // of an f32[20] on one replica).

@@ -25,6 +25,7 @@
 #include "hlo/parser.h"
 #include "hlo/proto/encode.h"
 #include "hlo/proto/print.h"
+#include "hlo/shape_inference.h"
 #include "hlo/shape_util.h"
 #include "tests/corpus_files.h"
 
@@ -90,7 +91,9 @@ ComputationOutline OutlineComputation(const ParsedFile& file,
     if (inst.is_nested) continue;
     InstructionOutline& io = out.named[std::string(file.Name(inst))];
     io.opcode = std::string(file.Text(inst.opcode_span));
-    if (inst.shape != kNone) {
+    // Only a written shape: one the parser inferred has no text, and the
+    // encoder writes it with the operands' layouts.
+    if (inst.shape != kNone && !IsInferredShape(file, inst.shape)) {
       // Spacing is not part of a shape: "f32[1, 2] {1,0}" = "f32[1,2]{1,0}".
       for (char ch : ShapeToString(file, inst.shape)) {
         if (ch != ' ') io.shape += ch;

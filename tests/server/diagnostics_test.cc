@@ -40,6 +40,20 @@ ENTRY %main (p: f32[2]) -> f32[2] {
                               " error use of undefined value 'gone'\n");
 }
 
+TEST(DiagnosticsTest, ShapeThatXlaWouldNotInfer) {
+  Annotations a(R"(HloModule m
+
+ENTRY %main {
+  %x = f32[2,3] parameter(0)
+  ROOT %t = $shape[[f32[2,3]]] transpose(%x), dimensions={1,0}
+}
+)");
+  auto snap = Snap(a);
+  EXPECT_EQ(Diags(*snap), Show(a.range("shape")) +
+                              " error Expected instruction to have shape "
+                              "equal to f32[3,2], actual shape is f32[2,3]\n");
+}
+
 TEST(DiagnosticsTest, UnclosedOperandList) {
   // errors.hlo, moved from features_test, with its problems marked.
   Annotations a(R"(HloModule errors

@@ -47,6 +47,30 @@ TEST(HoverTest, InstructionWithShapeShardingAndMetadata) {
   EXPECT_EQ(Show(*h->range), Show(f.a.range("p_def")));
 }
 
+TEST(HoverTest, InferredShapeWhereNoneIsWrittenOrItDiffers) {
+  Annotations a(R"(HloModule m
+
+ENTRY %main {
+  %x = f32[2,3] parameter(0)
+  %$bare^a = add(%x, %x)
+  ROOT %$wrong^t = f32[2,3] transpose(%a), dimensions={1,0}
+}
+)");
+  auto snap = Snap(a);
+  std::optional<Hover> bare = HoverAt(*snap, a.point("bare"));
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_NE(bare->markdown.find(
+                "Shape: `f32[2,3]` (inferred, not written)\n- elements: 6\n"),
+            std::string::npos)
+      << bare->markdown;
+  std::optional<Hover> wrong = HoverAt(*snap, a.point("wrong"));
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_NE(wrong->markdown.find("Shape: `f32[2,3]`\n- inferred: `f32[3,2]` "
+                                 "(XLA's shape rule for this op)\n"),
+            std::string::npos)
+      << wrong->markdown;
+}
+
 TEST(HoverTest, BareOperandShowsItsDefinitionWithTheUseAsRange) {
   Fixture f;
   std::optional<Hover> h = HoverAt(*f.snap, f.a.point("zero"));

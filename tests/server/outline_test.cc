@@ -69,6 +69,29 @@ $main[[ENTRY %$main_name[[main]] (a: f32[2]) -> f32[2] {
           line(2, "f", SymbolKind::kVariable, "ROOT fusion f32[2]{0}", "f"));
 }
 
+TEST(OutlineTest, AShapeNotWrittenShowsTheInferredOne) {
+  Annotations a(
+      R"($mod[[HloModule $mod_name[[m]]
+
+$main[[ENTRY %$main_name[[main]] {
+  $x[[%$x_name[[x]] = f32[2] parameter(0)]]
+  $r[[ROOT %$r_name[[r]] = compare(%x, %x), direction=GT]]
+}]]]]
+)");
+  auto snap = Snap(a);
+  auto line = [&](int depth, const std::string& name, SymbolKind kind,
+                  const std::string& detail, const std::string& mark) {
+    return Line(depth, name, kind, detail, a.range(mark),
+                a.range(mark + "_name"));
+  };
+  EXPECT_EQ(
+      Outline(*snap),
+      line(0, "m", SymbolKind::kModule, "1 computations", "mod") +
+          line(1, "main", SymbolKind::kFunction, "ENTRY", "main") +
+          line(2, "x", SymbolKind::kField, "parameter f32[2]", "x") +
+          line(2, "r", SymbolKind::kVariable, "ROOT compare pred[2]", "r"));
+}
+
 TEST(OutlineTest, HeaderlessTextGetsAnUnnamedModule) {
   // The parser makes a module without a name; it is listed as "module",
   // selecting the empty text at its start.

@@ -1,0 +1,405 @@
+// Shape inference: the shared plumbing (shapes by value, operand shapes,
+// attribute access), the dispatch to the family files, the verifier's shape
+// check and the filling of shapes left out of hand-written text.
+#include "hlo/shape_inference.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/shape_inference_internal.h"
+
+namespace hlo {
+namespace sii = shape_inference_internal;
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+bool ShapeFromFileImpl(const ParsedFile& file, Id id, int depth,
+                       InferredShape* out) {
+  if (id == kNone || id >= file.shapes.size() || depth > kMaxDepth) {
+    return false;
+  }
+  const Shape& shape = file.shapes[id];
+  out->element_type = shape.element_type;
+  if (shape.is_tuple()) {
+    out->dims.clear();
+    out->tuple.resize(shape.tuple.count);
+    for (Id i = 0; i < shape.tuple.count; ++i) {
+      if (shape.tuple.begin + i >= file.shape_ids.size() ||
+          !ShapeFromFileImpl(file, file.shape_ids[shape.tuple.begin + i],
+                             depth + 1, &out->tuple[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (shape.dims.end() > file.ints.size()) return false;
+  out->tuple.clear();
+  out->dims.assign(file.ints.begin() + shape.dims.begin,
+                   file.ints.begin() + shape.dims.end());
+  return true;
+}
+
+void AppendShapeString(const InferredShape& shape, std::string* out) {
+  if (shape.is_tuple()) {
+    out->push_back('(');
+    for (size_t i = 0; i < shape.tuple.size(); ++i) {
+      if (i) out->append(", ");
+      AppendShapeString(shape.tuple[i], out);
+    }
+    out->push_back(')');
+    return;
+  }
+  out->append(PrimitiveTypeName(shape.element_type));
+  out->push_back('[');
+  for (size_t i = 0; i < shape.dims.size(); ++i) {
+    if (i) out->push_back(',');
+    if (shape.dims[i] == kUnboundedDim) {
+      out->push_back('?');
+    } else {
+      absl::StrAppend(out, shape.dims[i]);
+    }
+  }
+  out->push_back(']');
+}
+
+// The shape operand `o` has: its definition's, else the one written inline.
+bool OperandShape(const ParsedFile& file, const Operand& o,
+                  InferredShape* out) {
+  Id shape = kNone;
+  if (o.definition != kNone && o.definition < file.instructions.size()) {
+    shape = file.instructions[o.definition].shape;
+  }
+  if (shape == kNone) shape = o.shape;
+  return ShapeFromFileImpl(file, shape, 0, out);
+}
+
+bool IsDeclared(const ParsedFile& file, Id shape) {
+  return shape != kNone && shape < file.shapes.size() &&
+         !file.shapes[shape].span.empty();
+}
+
+// Where instruction `inst` writes its shape: shapes are interned by text, so
+// the shape's own span may be another instruction's; the text right before
+// the opcode is this one's.
+Span DeclaredShapeSpan(const ParsedFile& file, const Instruction& inst) {
+  const Span interned = file.shapes[inst.shape].span;
+  Offset end = inst.opcode_span.begin;
+  std::string_view text = file.text();
+  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' ||
+                     text[end - 1] == '\n' || text[end - 1] == '\r')) {
+    --end;
+  }
+  if (end >= interned.size()) {
+    Span own{end - interned.size(), end};
+    if (file.Text(own) == file.Text(interned)) return own;
+  }
+  return inst.opcode_span;
+}
+
+}  // namespace
+
+namespace shape_inference_internal {
+
+std::string_view OpContext::Attr(std::string_view key) const {
+  const Attribute* attr = file.FindAttribute(inst, key);
+  return attr == nullptr ? std::string_view() : file.Text(attr->value);
+}
+
+std::vector<RawAttribute> OpContext::RawAttrs() const {
+  std::vector<RawAttribute> raw;
+  raw.reserve(inst.attributes.count);
+  for (Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {
+    const Attribute& attr = file.attributes[a];
+    raw.push_back(RawAttribute{file.Text(attr.key), file.Text(attr.value)});
+  }
+  return raw;
+}
+
+size_t OpContext::CalledCount(std::string_view key) const {
+  size_t count = 0;
+  for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+    const ComputationRef& ref = file.computation_refs[r];
+    if (ref.attribute < file.attributes.size() &&
+        file.Text(file.attributes[ref.attribute].key) == key) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+std::optional<InferredShape> OpContext::CalledRoot(std::string_view key,
+                                                   size_t index) const {
+  for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+    const ComputationRef& ref = file.computation_refs[r];
+    if (ref.attribute >= file.attributes.size() ||
+        file.Text(file.attributes[ref.attribute].key) != key) {
+      continue;
+    }
+    if (index-- != 0) continue;
+    if (ref.computation >= file.computations.size()) return std::nullopt;
+    const Computation& comp = file.computations[ref.computation];
+    Id shape = comp.result_shape;
+    if (comp.root < file.instructions.size() &&
+        file.instructions[comp.root].shape != kNone) {
+      shape = file.instructions[comp.root].shape;
+    }
+    return ShapeFromFile(file, shape);
+  }
+  return std::nullopt;
+}
+
+InferredShape OneOrTuple(std::vector<InferredShape> elements) {
+  if (elements.size() == 1) return std::move(elements[0]);
+  return Tuple(std::move(elements));
+}
+
+bool IsArray(const InferredShape& s) { return IsArrayType(s.element_type); }
+
+PrimitiveType HigherPrecision(PrimitiveType a, PrimitiveType b) {
+  if (a == b) return a;
+  if (IsFloatingPoint(a) && IsFloatingPoint(b)) {
+    return PrimitiveTypeBitWidth(a) >= PrimitiveTypeBitWidth(b) ? a : b;
+  }
+  return a;
+}
+
+bool IsBounded(const InferredShape& s) {
+  if (s.is_tuple()) {
+    return std::all_of(s.tuple.begin(), s.tuple.end(), IsBounded);
+  }
+  return std::none_of(s.dims.begin(), s.dims.end(),
+                      [](int64_t d) { return d < 0; });
+}
+
+}  // namespace shape_inference_internal
+
+std::string ShapeString(const InferredShape& shape) {
+  std::string out;
+  AppendShapeString(shape, &out);
+  return out;
+}
+
+std::optional<InferredShape> ShapeFromFile(const ParsedFile& file, Id id) {
+  InferredShape shape;
+  if (!ShapeFromFileImpl(file, id, 0, &shape)) return std::nullopt;
+  return shape;
+}
+
+namespace {
+
+// Ops whose shape is only the instruction's own (or the runtime's): the
+// most common of them are answered before any operand shape is built.
+bool NeverInferred(Opcode op) {
+  switch (op) {
+    case Opcode::kUnknown:
+    case Opcode::kParameter:
+    case Opcode::kConstant:
+    case Opcode::kCustomCall:
+    case Opcode::kBitcast:
+    case Opcode::kIota:
+    case Opcode::kRng:
+    case Opcode::kRngBitGenerator:
+    case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kInfeed:
+    case Opcode::kOutfeed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Inference InferShape(const ParsedFile& file, Id id) {
+  if (id >= file.instructions.size()) return sii::CannotInfer();
+  const Instruction& inst = file.instructions[id];
+  if (NeverInferred(inst.opcode)) return sii::CannotInfer();
+  // Reused across calls: their vectors keep their capacity.
+  thread_local std::vector<InferredShape> operands;
+  thread_local InferredShape declared;
+  if (operands.size() < inst.operands.count) {
+    operands.resize(inst.operands.count);
+  }
+  for (Id k = 0; k < inst.operands.count; ++k) {
+    // Unbounded '?' sizes take rules XLA applies apart: not inferred here.
+    if (!OperandShape(file, file.operands[inst.operands.begin + k],
+                      &operands[k]) ||
+        !sii::IsBounded(operands[k])) {
+      return sii::CannotInfer();
+    }
+  }
+  sii::OpContext ctx{
+      file, inst,
+      std::span<const InferredShape>(operands.data(), inst.operands.count),
+      nullptr};
+  if (ShapeFromFileImpl(file, inst.shape, 0, &declared)) {
+    ctx.declared = &declared;
+  }
+  for (auto* family : {sii::InferElementwise, sii::InferDataMovement,
+                       sii::InferCompute, sii::InferControl}) {
+    if (std::optional<Inference> result = family(ctx)) return *result;
+  }
+  return sii::CannotInfer();
+}
+
+bool ShapesCompatible(const InferredShape& declared,
+                      const InferredShape& inferred, bool ignore_fp_precision) {
+  if (declared.is_tuple() || inferred.is_tuple()) {
+    if (declared.element_type != inferred.element_type ||
+        declared.tuple.size() != inferred.tuple.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < declared.tuple.size(); ++i) {
+      if (!ShapesCompatible(declared.tuple[i], inferred.tuple[i],
+                            ignore_fp_precision)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (declared.element_type != inferred.element_type &&
+      !(ignore_fp_precision && IsFloatingPoint(declared.element_type) &&
+        IsFloatingPoint(inferred.element_type))) {
+    return false;
+  }
+  if (declared.dims.size() != inferred.dims.size()) return false;
+  for (size_t i = 0; i < declared.dims.size(); ++i) {
+    if (declared.dims[i] != inferred.dims[i] &&
+        declared.dims[i] != kUnboundedDim &&
+        inferred.dims[i] != kUnboundedDim) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<Diagnostic> CheckShapes(const ParsedFile& file,
+                                    const ShapeCheckOptions& options) {
+  std::vector<Diagnostic> out;
+  for (Id id = 0; id < file.instructions.size(); ++id) {
+    const Instruction& inst = file.instructions[id];
+    if (!IsDeclared(file, inst.shape)) continue;
+    Inference inference = InferShape(file, id);
+    const Span span = DeclaredShapeSpan(file, inst);
+    if (!inference.error.empty()) {
+      out.push_back(Diagnostic{span, Severity::kError, inference.error});
+      continue;
+    }
+    if (!inference.shape) continue;
+    thread_local InferredShape declared;
+    if (!ShapeFromFileImpl(file, inst.shape, 0, &declared) ||
+        ShapesCompatible(declared, *inference.shape,
+                         options.allow_mixed_precision)) {
+      continue;
+    }
+    out.push_back(
+        Diagnostic{span, Severity::kError,
+                   absl::StrCat("Expected instruction to have shape equal to ",
+                                ShapeString(*inference.shape),
+                                ", actual shape is ", ShapeString(declared))});
+  }
+  return out;
+}
+
+namespace {
+
+Id AppendShape(ParsedFile* file, const InferredShape& shape, Span span,
+               int depth) {
+  Shape parsed;
+  parsed.span = span;
+  parsed.element_type = shape.element_type;
+  if (shape.is_tuple()) {
+    std::vector<Id> elements;
+    if (depth < kMaxDepth) {
+      for (const InferredShape& e : shape.tuple) {
+        elements.push_back(AppendShape(file, e, span, depth + 1));
+      }
+    }
+    parsed.tuple = Slice{static_cast<Id>(file->shape_ids.size()),
+                         static_cast<Id>(elements.size())};
+    file->shape_ids.insert(file->shape_ids.end(), elements.begin(),
+                           elements.end());
+  } else {
+    parsed.dims = Slice{static_cast<Id>(file->ints.size()),
+                        static_cast<Id>(shape.dims.size())};
+    file->ints.insert(file->ints.end(), shape.dims.begin(), shape.dims.end());
+  }
+  file->shapes.push_back(parsed);
+  return static_cast<Id>(file->shapes.size() - 1);
+}
+
+class Filler {
+ public:
+  explicit Filler(ParsedFile* file)
+      : file_(*file), state_(file->instructions.size(), kTodo) {}
+
+  int Run() {
+    for (Id id = 0; id < file_.instructions.size(); ++id) {
+      if (file_.instructions[id].shape == kNone) Fill(id, 0);
+    }
+    return filled_;
+  }
+
+ private:
+  enum State : uint8_t { kTodo, kBusy, kDone };
+
+  void Fill(Id id, int depth) {
+    if (state_[id] != kTodo || depth > kMaxDepth) return;
+    state_[id] = kBusy;
+    // Operands and called roots first: text order does not guarantee it
+    // (a nested operand comes after its user in the table).
+    const Instruction inst = file_.instructions[id];
+    for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
+      Id def = file_.operands[o].definition;
+      if (def < file_.instructions.size() &&
+          file_.instructions[def].shape == kNone) {
+        Fill(def, depth + 1);
+      }
+    }
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+      Id comp = file_.computation_refs[r].computation;
+      if (comp >= file_.computations.size()) continue;
+      Id root = file_.computations[comp].root;
+      if (root < file_.instructions.size() &&
+          file_.instructions[root].shape == kNone) {
+        Fill(root, depth + 1);
+      }
+    }
+    state_[id] = kDone;
+    Inference inference = InferShape(file_, id);
+    if (!inference.shape) return;
+    Span at{inst.opcode_span.begin, inst.opcode_span.begin};
+    file_.instructions[id].shape = AppendShape(&file_, *inference.shape, at, 0);
+    ++filled_;
+  }
+
+  ParsedFile& file_;
+  std::vector<uint8_t> state_;
+  int filled_ = 0;
+};
+
+}  // namespace
+
+bool IsInferredShape(const ParsedFile& file, Id shape) {
+  return shape < file.shapes.size() && file.shapes[shape].span.empty();
+}
+
+int FillMissingShapes(ParsedFile* file) {
+  bool any = false;
+  for (const Instruction& inst : file->instructions) {
+    if (inst.shape == kNone && inst.opcode != Opcode::kUnknown) {
+      any = true;
+      break;
+    }
+  }
+  return any ? Filler(file).Run() : 0;
+}
+
+}  // namespace hlo
