@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <map>
 #include <thread>
 #include <vector>
@@ -355,21 +354,6 @@ bool ModulePrinter::ParseInstruction(std::string_view bytes) {
 
 namespace {
 
-// Runs fn(k) for k in [0, n) on `threads` threads; each thread has its own
-// scratch messages.
-void ParallelFor(int n, int threads,
-                 const std::function<void(Scratch&, int)>& fn) {
-  std::atomic<int> next{0};
-  auto work = [&] {
-    Scratch scratch;
-    for (int k; (k = next.fetch_add(1)) < n;) fn(scratch, k);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
-}
-
 // Below this many bytes of instructions a module prints on one thread.
 constexpr size_t kParallelBytes = size_t{1} << 20;
 
@@ -408,35 +392,45 @@ bool PrintModule(const xla::HloModuleProto& module,
   for (int k = 0; k < n; ++k) {
     estimate[k] = 200 * index.comps[order[k]].instrs.size();
   }
-  std::atomic<bool> ok{true};
-  if (threads <= 1) {
-    size_t total = out->size();
-    for (size_t e : estimate) total += e;
-    out->reserve(total);
-    Scratch scratch;
-    for (int k : order) {
-      ModulePrinter printer(index, options, scratch, out);
-      if (!printer.PrintComputation(index.comps[k])) ok = false;
-      out->push_back('\n');
-      if (!ok) break;
+  std::vector<size_t> prefix(n + 1, 0);  // estimates before position k
+  for (int k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + estimate[k];
+  out->reserve(out->size() + prefix[n]);
+  // Contiguous runs of the printing order, of about equal estimated size:
+  // the first prints straight into `out` on this thread, the others into
+  // their own strings on their own, appended in order after.
+  std::vector<int> cut = {0};
+  for (int k = 0, t = 1; k < n && t < threads; ++k) {
+    if (prefix[k + 1] * threads >= prefix[n] * t) {
+      cut.push_back(k + 1);
+      ++t;
     }
-  } else {
-    // Each computation into its own string, then joined in order.
-    std::vector<std::string> texts(n);
-    ParallelFor(n, threads, [&](Scratch& scratch, int k) {
-      if (!ok) return;
-      texts[k].reserve(estimate[k]);
-      ModulePrinter printer(index, options, scratch, &texts[k]);
-      if (!printer.PrintComputation(index.comps[order[k]])) ok = false;
-      texts[k].push_back('\n');
-    });
-    size_t total = out->size();
-    for (const std::string& text : texts) total += text.size();
-    // Room for what the caller appends (the literals' comments) without
-    // copying the whole text again.
-    out->reserve(total + total / 16 + 4096);
-    for (const std::string& text : texts) out->append(text);
   }
+  cut.push_back(n);
+  std::atomic<bool> ok{true};
+  std::vector<std::string> texts(cut.size() - 1);
+  auto print = [&](size_t run, std::string* into) {
+    Scratch scratch;
+    for (int k = cut[run]; k < cut[run + 1] && ok; ++k) {
+      ModulePrinter printer(index, options, scratch, into);
+      if (!printer.PrintComputation(index.comps[order[k]])) ok = false;
+      into->push_back('\n');
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t run = 1; run + 1 < cut.size(); ++run) {
+    pool.emplace_back([&, run] {
+      texts[run].reserve(prefix[cut[run + 1]] - prefix[cut[run]]);
+      print(run, &texts[run]);
+    });
+  }
+  print(0, out);
+  for (std::thread& thread : pool) thread.join();
+  size_t total = out->size();
+  for (const std::string& text : texts) total += text.size();
+  // Room for what the caller appends (the literals' comments) without
+  // copying the whole text again.
+  out->reserve(total + total / 16 + 4096);
+  for (const std::string& text : texts) out->append(text);
   if (!ok) out->resize(start);
   return ok;
 }
