@@ -363,10 +363,24 @@ bool PrintModule(const xla::HloModuleProto& module,
                  const std::vector<std::vector<std::string_view>>* wire,
                  int instruction_depth, const PrintOptions& options,
                  std::string* out) {
+  // Large deferred modules are indexed and printed on several threads.
+  size_t bytes = 0;
+  if (wire) {
+    for (const auto& instrs : *wire) {
+      for (std::string_view i : instrs) bytes += i.size();
+    }
+  }
+  int threads = 1;
+  if (bytes >= kParallelBytes) {
+    threads = static_cast<int>(
+        std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    threads = std::min(threads, module.computations_size());
+  }
   ModuleIndex index;
   index.instruction_depth = instruction_depth;
-  if (!BuildModuleIndex(module, wire, &index)) return false;
+  if (!BuildModuleIndex(module, wire, threads, &index)) return false;
   const std::vector<int> order = PostOrder(index);
+  const int n = static_cast<int>(order.size());
   const size_t start = out->size();
   {
     Scratch scratch;
@@ -374,17 +388,6 @@ bool PrintModule(const xla::HloModuleProto& module,
     printer.PrintHeader();
     printer.PrintStackFrames();
     out->push_back('\n');
-  }
-  size_t bytes = 0;
-  for (const CompRef& c : index.comps) {
-    for (const InstrRef& i : c.instrs) bytes += i.bytes.size();
-  }
-  const int n = static_cast<int>(order.size());
-  int threads = 1;
-  if (wire && bytes >= kParallelBytes) {
-    threads = static_cast<int>(
-        std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-    threads = std::min(threads, n);
   }
   // Reserved for the likely text size (200 bytes a line is typical of
   // real dumps).

@@ -2,7 +2,9 @@
 // parameter number, shape and callees, from the parsed message or read off
 // its wire bytes (a deferred decode: only these few fields are looked at,
 // the line parses the rest), and the computations' printing order.
+#include <atomic>
 #include <climits>
+#include <thread>
 
 #include "google/protobuf/io/coded_stream.h"
 #include "hlo/proto/print_internal.h"
@@ -105,28 +107,40 @@ void IndexMessages(const xla::HloComputationProto& c, CompRef* comp) {
 
 bool BuildModuleIndex(const xla::HloModuleProto& module,
                       const std::vector<std::vector<std::string_view>>* wire,
-                      ModuleIndex* index) {
+                      int threads, ModuleIndex* index) {
   index->module = &module;
-  index->comps.resize(module.computations_size());
-  for (int k = 0; k < module.computations_size(); ++k) {
-    const xla::HloComputationProto& c = module.computations(k);
-    index->computations.try_emplace(c.id(), k);
-    CompRef& comp = index->comps[k];
-    comp.message = &c;
-    if (!wire) {
-      IndexMessages(c, &comp);
-      continue;
-    }
-    const std::vector<std::string_view>& instrs = (*wire)[k];
-    comp.instrs.resize(instrs.size());
-    for (size_t i = 0; i < instrs.size(); ++i) {
-      if (instrs[i].size() > static_cast<size_t>(INT_MAX) ||
-          !ScanInstruction(instrs[i], &comp.instrs[i], &comp.called)) {
-        return false;
+  const int n = module.computations_size();
+  index->comps.resize(n);
+  for (int k = 0; k < n; ++k) {
+    index->computations.try_emplace(module.computations(k).id(), k);
+    index->comps[k].message = &module.computations(k);
+  }
+  // Computations are indexed independently: on `threads` threads.
+  std::atomic<int> next{0};
+  std::atomic<bool> ok{true};
+  auto work = [&] {
+    for (int k; ok && (k = next.fetch_add(1)) < n;) {
+      CompRef& comp = index->comps[k];
+      if (!wire) {
+        IndexMessages(*comp.message, &comp);
+        continue;
+      }
+      const std::vector<std::string_view>& instrs = (*wire)[k];
+      comp.instrs.resize(instrs.size());
+      for (size_t i = 0; i < instrs.size(); ++i) {
+        if (instrs[i].size() > static_cast<size_t>(INT_MAX) ||
+            !ScanInstruction(instrs[i], &comp.instrs[i], &comp.called)) {
+          ok = false;
+          break;
+        }
       }
     }
-  }
-  return true;
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  return ok;
 }
 
 // Callees before callers (the parser needs definitions first).

@@ -237,11 +237,12 @@ class ModulePrinter {
   std::vector<const InstrRef*> params_;
 };
 
-// print_index.cc: the module's tables; computations printed in callee
+// print_index.cc: the module's tables (computations indexed on `threads`
+// threads); computations printed in callee
 // order (post_order, positions in index.comps).
 bool BuildModuleIndex(const xla::HloModuleProto& module,
                       const std::vector<std::vector<std::string_view>>* wire,
-                      ModuleIndex* index);
+                      int threads, ModuleIndex* index);
 std::vector<int> PostOrder(ModuleIndex& index);
 
 // print.cc: the module text; `wire` (by computation) when the module's
