@@ -263,8 +263,7 @@ std::optional<DecodedProto> DecodeDeferred(std::string_view bytes,
   std::string hollow;
   DecodedProto out;
   if (!decode_internal::HollowInstructions(bytes, message->GetDescriptor(),
-                                           &hollow, &out.deferred_instructions,
-                                           &out.instruction_depth) ||
+                                           &hollow, &out) ||
       !ParseExactly(hollow, message) || !IsPlausible(kind, *message)) {
     return std::nullopt;
   }

@@ -59,6 +59,9 @@ struct DecodedProto {
   // the full decode would have refused (decode again without deferral).
   bool deferred = false;
   std::vector<std::vector<std::string_view>> deferred_instructions;
+  // Likewise their program shapes (which the text does not show), to be
+  // checked as the full parse would have.
+  std::vector<std::vector<std::string_view>> deferred_program_shapes;
   int instruction_depth = 0;  // message nesting above an instruction
   std::shared_ptr<const std::string> wire;
 };

@@ -1,8 +1,9 @@
 // Hollowing a proto for the deferred decode: the messages that lead to a
 // module (snapshot, HloProto, module, computation) are copied with their
-// lengths rewritten, every computation's instructions left out and noted by
-// their wire bytes; everything else is copied as it is. Parsing the hollow
-// copy is cheap, and the printer parses the instructions one at a time.
+// lengths rewritten, every computation's instructions (and program shape)
+// left out and noted by their wire bytes; everything else is copied as it is.
+// Parsing the hollow copy is cheap, and the printer parses the instructions one
+// at a time.
 #include <climits>
 
 #include "google/protobuf/io/coded_stream.h"
@@ -33,15 +34,19 @@ bool OnPath(const Descriptor* d) {
 
 class Hollower {
  public:
-  Hollower(std::vector<std::vector<std::string_view>>* deferred,
-           int* instruction_depth)
-      : deferred_(*deferred), instruction_depth_(*instruction_depth) {}
+  explicit Hollower(DecodedProto* out)
+      : deferred_(out->deferred_instructions),
+        shapes_(out->deferred_program_shapes),
+        instruction_depth_(out->instruction_depth) {}
 
   bool Copy(std::string_view bytes, const Descriptor* d, int depth,
             std::string* out) {
     if (depth >= kMaxDepth) return false;
     const bool computation = d == xla::HloComputationProto::descriptor();
-    if (computation) deferred_.emplace_back();
+    if (computation) {
+      deferred_.emplace_back();
+      shapes_.emplace_back();
+    }
     CodedInputStream in(Data(bytes), static_cast<int>(bytes.size()));
     Configure(in);
     while (in.CurrentPosition() < static_cast<int>(bytes.size())) {
@@ -71,8 +76,11 @@ class Hollower {
           const std::string_view inner =
               bytes.substr(in.CurrentPosition(), value);
           if (!in.Skip(static_cast<int>(value))) return false;
-          if (computation && field && field->number() == 2 && message) {
-            deferred_.back().push_back(inner);
+          if (computation && message &&
+              (field->number() == 2 || field->number() == 4)) {
+            (field->number() == 2 ? deferred_ : shapes_)
+                .back()
+                .push_back(inner);
             instruction_depth_ = depth + 1;
             continue;  // left out of the copy
           }
@@ -104,20 +112,17 @@ class Hollower {
 
  private:
   std::vector<std::vector<std::string_view>>& deferred_;
+  std::vector<std::vector<std::string_view>>& shapes_;
   int& instruction_depth_;
 };
 
 }  // namespace
 
 bool HollowInstructions(std::string_view bytes, const Descriptor* descriptor,
-                        std::string* out,
-                        std::vector<std::vector<std::string_view>>* deferred,
-                        int* instruction_depth) {
+                        std::string* hollow, DecodedProto* out) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) return false;
-  out->clear();
-  deferred->clear();
-  *instruction_depth = 0;
-  return Hollower(deferred, instruction_depth).Copy(bytes, descriptor, 0, out);
+  hollow->clear();
+  return Hollower(out).Copy(bytes, descriptor, 0, hollow);
 }
 
 }  // namespace hlo::proto::decode_internal

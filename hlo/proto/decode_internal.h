@@ -53,15 +53,14 @@ bool PrescreenClean(std::string_view bytes,
 bool HasTopLevelField(std::string_view bytes, uint32_t number);
 
 // decode_defer.cc: copies `bytes`, read as `descriptor`, leaving out the
-// instructions of every HloComputationProto on the way to the module; their
-// bytes go to `deferred` (a list per computation, in wire order) and their
-// nesting depth to `instruction_depth`. False when the wire format along
+// instructions and program shapes of every HloComputationProto on the way
+// to the module; their bytes go to `out`'s deferred_instructions and
+// deferred_program_shapes (a list per computation, in wire order) and their
+// nesting depth to its instruction_depth. False when the wire format along
 // that path is not sound (the caller then parses the bytes whole).
 bool HollowInstructions(std::string_view bytes,
                         const google::protobuf::Descriptor* descriptor,
-                        std::string* out,
-                        std::vector<std::vector<std::string_view>>* deferred,
-                        int* instruction_depth);
+                        std::string* hollow, DecodedProto* out);
 
 // decode_chunked.cc: XLA's chunked large-snapshot format. nullopt when the
 // bytes are not in that format; an error when they clearly are but are

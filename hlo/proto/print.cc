@@ -150,6 +150,11 @@ void ModulePrinter::AppendComputationName(int64_t id) {
 bool ModulePrinter::PrintComputation(const CompRef& comp) {
   EnterComputation(comp);
   const xla::HloComputationProto& c = *comp.message;
+  if (comp.program_shapes) {
+    for (std::string_view bytes : *comp.program_shapes) {
+      if (!ParseDeferred(bytes, &scratch_.program_shape)) return false;
+    }
+  }
   const int n = static_cast<int>(comp.instrs.size());
   int root = FindLocal(c.root_id());
   if (root == kNoInstruction) root = n - 1;
@@ -299,7 +304,9 @@ void ModulePrinter::AppendFrontendAttributes(
 
 bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   const InstrRef& ref = current_->instrs[k];
-  if (!ref.message && !ParseInstruction(ref.bytes)) return false;
+  if (!ref.message && !ParseDeferred(ref.bytes, &scratch_.instr)) {
+    return false;
+  }
   const Instr& in = ref.message ? *ref.message : scratch_.instr;
   // The full decode refuses a module with an instruction lacking one.
   if (!ref.message && in.opcode().empty()) return false;
@@ -342,14 +349,15 @@ bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   return true;
 }
 
-bool ModulePrinter::ParseInstruction(std::string_view bytes) {
+bool ModulePrinter::ParseDeferred(std::string_view bytes,
+                                  google::protobuf::Message* into) {
   google::protobuf::io::CodedInputStream in(
       reinterpret_cast<const uint8_t*>(bytes.data()),
       static_cast<int>(bytes.size()));
   // The depth the whole message's parse would have left it.
   in.SetRecursionLimit(
       std::max(0, decode_internal::kMaxDepth - index_.instruction_depth));
-  return scratch_.instr.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+  return into->ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
 namespace {
@@ -360,9 +368,10 @@ constexpr size_t kParallelBytes = size_t{1} << 20;
 }  // namespace
 
 bool PrintModule(const xla::HloModuleProto& module,
-                 const std::vector<std::vector<std::string_view>>* wire,
-                 int instruction_depth, const PrintOptions& options,
+                 const DecodedProto* deferred, const PrintOptions& options,
                  std::string* out) {
+  const std::vector<std::vector<std::string_view>>* wire =
+      deferred ? &deferred->deferred_instructions : nullptr;
   // Large deferred modules are indexed and printed on several threads.
   size_t bytes = 0;
   if (wire) {
@@ -377,8 +386,19 @@ bool PrintModule(const xla::HloModuleProto& module,
     threads = std::min(threads, module.computations_size());
   }
   ModuleIndex index;
-  index.instruction_depth = instruction_depth;
+  if (deferred) {
+    index.instruction_depth = deferred->instruction_depth;
+    if (deferred->deferred_program_shapes.size() !=
+        static_cast<size_t>(module.computations_size())) {
+      return false;
+    }
+  }
   if (!BuildModuleIndex(module, wire, threads, &index)) return false;
+  if (deferred) {
+    for (size_t k = 0; k < index.comps.size(); ++k) {
+      index.comps[k].program_shapes = &deferred->deferred_program_shapes[k];
+    }
+  }
   const std::vector<int> order = PostOrder(index);
   const int n = static_cast<int>(order.size());
   const size_t start = out->size();
@@ -442,16 +462,14 @@ bool PrintModule(const xla::HloModuleProto& module,
 
 void AppendModuleText(const xla::HloModuleProto& module,
                       const PrintOptions& options, std::string* out) {
-  internal::PrintModule(module, nullptr, 0, options, out);
+  internal::PrintModule(module, nullptr, options, out);
 }
 
 bool AppendDecodedModuleText(const DecodedProto& decoded,
                              const PrintOptions& options, std::string* out) {
   if (!decoded.module) return true;
   return internal::PrintModule(
-      *decoded.module,
-      decoded.deferred ? &decoded.deferred_instructions : nullptr,
-      decoded.instruction_depth, options, out);
+      *decoded.module, decoded.deferred ? &decoded : nullptr, options, out);
 }
 
 void AppendLiteralComment(std::string_view label,

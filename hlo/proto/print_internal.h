@@ -135,7 +135,8 @@ struct CompRef {
   const xla::HloComputationProto* message = nullptr;
   std::vector<InstrRef> instrs;
   std::vector<int64_t> called;  // called_computation_ids, all instructions
-  bool ok = true;               // false: an instruction's bytes are broken
+  // A deferred decode's program shapes, parsed only to check them.
+  const std::vector<std::string_view>* program_shapes = nullptr;
 };
 
 // The module-wide tables, read-only once built (computations print on
@@ -158,6 +159,7 @@ struct ModuleIndex {
 struct Scratch {
   xla::HloInstructionProto instr;
   xla::ShapeProto shape;
+  xla::ProgramShapeProto program_shape;
 };
 
 // Prints the header and stack frames (PrintHeader) or one computation
@@ -193,8 +195,8 @@ class ModulePrinter {
   void AppendOperand(int64_t id);
   void AppendFrontendAttributes(const xla::FrontendAttributes& attributes);
   bool PrintInstruction(int k, bool is_root);
-  // Into scratch_.instr; false when the bytes do not parse.
-  bool ParseInstruction(std::string_view bytes);
+  // A deferred message into `into`; false when the bytes do not parse.
+  bool ParseDeferred(std::string_view bytes, google::protobuf::Message* into);
 
   // print_attributes.cc
   void Key(std::string_view key);
@@ -245,12 +247,11 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
                       int threads, ModuleIndex* index);
 std::vector<int> PostOrder(ModuleIndex& index);
 
-// print.cc: the module text; `wire` (by computation) when the module's
-// instructions were deferred. False, with `out` as it was, when a deferred
+// print.cc: the module text; `deferred` when the module's instructions
+// were (DecodedProto::deferred). False, with `out` as it was, when a deferred
 // instruction does not parse or has no opcode.
 bool PrintModule(const xla::HloModuleProto& module,
-                 const std::vector<std::vector<std::string_view>>* wire,
-                 int instruction_depth, const PrintOptions& options,
+                 const DecodedProto* deferred, const PrintOptions& options,
                  std::string* out);
 
 }  // namespace hlo::proto::internal

@@ -167,7 +167,7 @@ TEST(PrintWire, OtherKindsAroundTheModule) {
 }
 
 // An instruction the full decode refuses (no opcode, a name that is not
-// UTF-8, bytes that do not parse): the converter must come to the same
+// UTF-8), or a computation's program shape: the converter must come to the same
 // answer as the whole path, which reads the bytes as another kind or fails.
 TEST(PrintWire, BrokenInstructionsDecideAsTheWholePathDoes) {
   const std::string proto = Encoded(SyntheticModule(2));
@@ -182,6 +182,14 @@ TEST(PrintWire, BrokenInstructionsDecideAsTheWholePathDoes) {
       ->mutable_instructions(2)
       ->clear_opcode();
   ExpectSame(no_opcode.SerializeAsString(), "no opcode");
+  // A program shape (deferred too, though never printed) that the full
+  // parse refuses.
+  xla::HloProto bad_shape = hlo;
+  bad_shape.mutable_hlo_module()
+      ->mutable_computations(0)
+      ->mutable_program_shape()
+      ->add_parameter_names("bad\xff");
+  ExpectSame(bad_shape.SerializeAsString(), "program shape not UTF-8");
   instruction->set_name("bad\xff");
   ExpectSame(hlo.SerializeAsString(), "not UTF-8");
 }
