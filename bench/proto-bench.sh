@@ -7,6 +7,9 @@
 # /tmp/hlo-lsp-proto-bench-50M.hlo), and runs proto_bench on them: per file
 # and in total, convert (decode + print), decode, print and memcpy of the
 # same number of bytes, in MB/s of text (CPU time; medians of 3 runs).
+# Then, side by side: `hlo-lsp convert X.pb` against `hlo-lsp check` of the
+# text it prints (wall time, medians of 5) for the largest corpus module and
+# the 50 MB one; the goal is a ratio (convert / check) of at most 1.0.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -17,8 +20,10 @@ large=${HLO_LSP_PROTO_BENCH_MODULE:-/tmp/hlo-lsp-proto-bench-50M.hlo}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cmake --build "$build" --target proto_bench >/dev/null
+cmake --build "$build" --target proto_bench hlo-lsp >/dev/null
 bench=$build/bench/proto_bench
+hlo=$build/hlo-lsp
+source "$root/bench/lib.sh"
 
 ls -S "$corpus"/dumps/*/* "$corpus"/xla-tests/hlo-large/* 2>/dev/null |
   grep -vE '\.pb(\.gz)?$' | head -n "$n" > "$work/largest.list"
@@ -33,3 +38,16 @@ echo "== the $n largest corpus modules"
 echo "== $large"
 "$bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   "$large" 2>&1 | grep -E 'median|proto bytes'
+echo "== convert X.pb vs check of its text (wall time, medians of 5)"
+for f in "$(head -n 1 "$work/largest.list")" "$large"; do
+  "$hlo" convert "$f" --to proto -o "$work/x.pb" >/dev/null
+  "$hlo" convert "$work/x.pb" -o "$work/x.txt" >/dev/null
+  text_bytes=$(stat -c %s "$work/x.txt")
+  convert_us=$(median "$hlo" convert "$work/x.pb" -o -)
+  check_us=$(median "$hlo" check "$work/x.txt")
+  awk -v name="$(basename "$f")" -v b="$text_bytes" -v c="$convert_us" \
+      -v k="$check_us" 'BEGIN {
+    printf "%-44s %6.1f MB text: convert %8.1f ms (%6.1f MB/s), " \
+           "check %8.1f ms (%6.1f MB/s), ratio %.2f\n",
+           name, b / 1e6, c / 1e3, b / c, k / 1e3, b / k, c / k }'
+done

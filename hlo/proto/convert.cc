@@ -1,6 +1,7 @@
 #include "hlo/proto/convert.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/parser.h"
@@ -11,12 +12,14 @@ namespace hlo::proto {
 
 namespace {
 
-ProtoTextResult PrintDecoded(const DecodedProto* decoded, size_t max_bytes,
-                             const PrintOptions& options) {
+// nullopt when deferred instructions turn out broken.
+std::optional<ProtoTextResult> PrintDecoded(const DecodedProto* decoded,
+                                            size_t max_bytes,
+                                            const PrintOptions& options) {
   ProtoTextResult result;
   result.kind = std::string(ProtoKindName(decoded->kind));
   std::string& text = result.text;
-  if (decoded->module) AppendModuleText(*decoded->module, options, &text);
+  if (!AppendDecodedModuleText(*decoded, options, &text)) return std::nullopt;
   absl::StrAppend(&text, "// decoded from xla.", result.kind,
                   decoded->gzipped ? " (gzip)" : "");
   if (!decoded->execution_platform.empty()) {
@@ -41,20 +44,37 @@ ProtoTextResult PrintDecoded(const DecodedProto* decoded, size_t max_bytes,
   return result;
 }
 
+// Decodes with the instructions deferred (the printer reads them off the
+// wire); when one of them is broken, decodes whole, as without deferral,
+// so that errors and the kind chosen do not depend on it.
+absl::StatusOr<ProtoTextResult> DecodeAndPrint(std::string_view bytes,
+                                               DecodeOptions decode,
+                                               size_t max_bytes,
+                                               const PrintOptions& options) {
+  decode.defer_instructions = true;
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes, decode);
+  if (!decoded.ok()) return decoded.status();
+  if (auto result = PrintDecoded(&*decoded, max_bytes, options)) {
+    return *std::move(result);
+  }
+  decode.defer_instructions = false;
+  decoded = DecodeProto(bytes, decode);
+  if (!decoded.ok()) return decoded.status();
+  return *PrintDecoded(&*decoded, max_bytes, options);
+}
+
 }  // namespace
 
 absl::StatusOr<ProtoTextResult> ConvertProtoFileToText(
     std::string_view bytes, size_t max_bytes, const PrintOptions& options) {
-  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
-  if (!decoded.ok()) return decoded.status();
-  return PrintDecoded(&*decoded, max_bytes, options);
+  return DecodeAndPrint(bytes, {}, max_bytes, options);
 }
 
 absl::StatusOr<ProtoTextResult> ConvertTextProtoToText(
     std::string_view text, size_t max_bytes, const PrintOptions& options) {
   absl::StatusOr<DecodedProto> decoded = DecodeTextFormatProto(text);
   if (!decoded.ok()) return decoded.status();
-  ProtoTextResult result = PrintDecoded(&*decoded, max_bytes, options);
+  ProtoTextResult result = *PrintDecoded(&*decoded, max_bytes, options);
   result.kind += " (text format)";
   return result;
 }
@@ -67,9 +87,7 @@ absl::StatusOr<ProtoTextResult> ProtoBytesToText(std::string_view bytes,
   }
   DecodeOptions decode;
   decode.max_bytes = std::min(decode.max_bytes, max_decoded);
-  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes, decode);
-  if (!decoded.ok()) return decoded.status();
-  return PrintDecoded(&*decoded, max_bytes, {});
+  return DecodeAndPrint(bytes, decode, max_bytes, {});
 }
 
 absl::StatusOr<std::string> ConvertTextToHloProtoBytes(std::string_view text,

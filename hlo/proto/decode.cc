@@ -252,6 +252,32 @@ void Extract(ProtoKind kind, Message& message, DecodedProto* out) {
   }
 }
 
+// The fast path's parse with the instructions left as wire bytes; nullopt
+// when hollowing fails or the hollow message is not a plausible `kind` (the
+// whole parse then decides).
+std::optional<DecodedProto> DecodeDeferred(std::string_view bytes,
+                                           ProtoKind kind) {
+  if (kind == ProtoKind::kRunHloModuleIterationLiterals) return std::nullopt;
+  auto arena = std::make_shared<google::protobuf::Arena>();
+  Message* message = NewMessage(kind, arena.get());
+  std::string hollow;
+  DecodedProto out;
+  if (!decode_internal::HollowInstructions(bytes, message->GetDescriptor(),
+                                           &hollow, &out) ||
+      !ParseExactly(hollow, message) || !IsPlausible(kind, *message)) {
+    return std::nullopt;
+  }
+  out.kind = kind;
+  Extract(kind, *message, &out);
+  if (!out.module || static_cast<size_t>(out.module->computations_size()) !=
+                         out.deferred_instructions.size()) {
+    return std::nullopt;
+  }
+  out.deferred = true;
+  out.storage = std::move(arena);
+  return out;
+}
+
 }  // namespace
 
 std::string_view ProtoKindName(ProtoKind kind) {
@@ -363,13 +389,14 @@ absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
                                          const DecodeOptions& options) {
   SilenceProtobufLogs();
   const size_t limit = std::min<size_t>(options.max_bytes, INT_MAX);
-  std::string inflated;
+  // Shared: deferred instructions point into it.
+  std::shared_ptr<std::string> inflated;
   bool gzipped = false;
   if (IsGzip(bytes)) {
     absl::StatusOr<std::string> data = Gunzip(bytes, limit);
     if (!data.ok()) return data.status();
-    inflated = *std::move(data);
-    bytes = inflated;
+    inflated = std::make_shared<std::string>(*std::move(data));
+    bytes = *inflated;
     gzipped = true;
   }
   if (bytes.size() > limit) {
@@ -403,6 +430,13 @@ absl::StatusOr<DecodedProto> DecodeProto(std::string_view bytes,
     if (kind == ProtoKind::kHloUnoptimizedSnapshot &&
         !HasTopLevelField(bytes, 2)) {
       continue;
+    }
+    if (options.defer_instructions) {
+      if (auto out = DecodeDeferred(bytes, kind)) {
+        out->gzipped = gzipped;
+        out->wire = inflated;
+        return *std::move(out);
+      }
     }
     if (!ParseExactly(bytes, message)) continue;
     if (!IsPlausible(kind, *message)) continue;

@@ -51,12 +51,29 @@ struct DecodedProto {
   std::string execution_platform;  // HloSnapshot only
   // Fields our schema does not know (a newer XLA): decoded anyway.
   int64_t unknown_fields = 0;
+  // With DecodeOptions::defer_instructions, when `deferred`: the module's
+  // computations hold no instructions; their wire bytes are here, one list
+  // per computation (by position), pointing into the decoded bytes (the
+  // caller's, which must outlive this, or `wire` for gzip). Each
+  // instruction is unchecked: it may fail to parse or lack an opcode, which
+  // the full decode would have refused (decode again without deferral).
+  bool deferred = false;
+  std::vector<std::vector<std::string_view>> deferred_instructions;
+  // Likewise their program shapes (which the text does not show), to be
+  // checked as the full parse would have.
+  std::vector<std::vector<std::string_view>> deferred_program_shapes;
+  int instruction_depth = 0;  // message nesting above an instruction
+  std::shared_ptr<const std::string> wire;
 };
 
 struct DecodeOptions {
   // Upper bound on the (decompressed) message size. Protobuf cannot parse
   // messages of 2 GiB or more anyway.
   size_t max_bytes = (size_t{2} << 30) - 1;
+  // Leave the module's instructions as wire bytes (DecodedProto::
+  // deferred_instructions) when the fast path applies: the printer reads
+  // them one at a time instead of building millions of messages.
+  bool defer_instructions = false;
 };
 
 // True when `bytes` start like a gzip stream.

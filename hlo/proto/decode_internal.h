@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "google/protobuf/descriptor.h"
@@ -50,6 +51,16 @@ bool PrescreenClean(std::string_view bytes,
                     const google::protobuf::Descriptor* descriptor, int depth);
 // Whether field `number` occurs at the top level of `bytes`.
 bool HasTopLevelField(std::string_view bytes, uint32_t number);
+
+// decode_defer.cc: copies `bytes`, read as `descriptor`, leaving out the
+// instructions and program shapes of every HloComputationProto on the way
+// to the module; their bytes go to `out`'s deferred_instructions and
+// deferred_program_shapes (a list per computation, in wire order) and their
+// nesting depth to its instruction_depth. False when the wire format along
+// that path is not sound (the caller then parses the bytes whole).
+bool HollowInstructions(std::string_view bytes,
+                        const google::protobuf::Descriptor* descriptor,
+                        std::string* hollow, DecodedProto* out);
 
 // decode_chunked.cc: XLA's chunked large-snapshot format. nullopt when the
 // bytes are not in that format; an error when they clearly are but are

@@ -4,68 +4,48 @@
 #include "hlo/proto/print.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "hlo/proto/decode_internal.h"
 #include "hlo/proto/literal_print.h"
 #include "hlo/proto/print_internal.h"
 
 namespace hlo::proto {
 namespace internal {
 
-void ModulePrinter::Print() {
-  IndexModule();
-  PrintHeader();
-  PrintStackFrames();
-  out_.push_back('\n');
-  for (const xla::HloComputationProto* c : PostOrder()) {
-    PrintComputation(*c);
-    out_.push_back('\n');
-  }
-}
-
-// The output reserved for the likely text size (200 bytes a line is
-// typical of real dumps).
-void ModulePrinter::IndexModule() {
-  size_t estimate = 0;
-  for (int k = 0; k < module_.computations_size(); ++k) {
-    const auto& c = module_.computations(k);
-    computations_.try_emplace(c.id(), k);
-    estimate += 200 * static_cast<size_t>(c.instructions_size());
-  }
-  out_.reserve(out_.size() + estimate);
-}
-
-void ModulePrinter::EnterComputation(const xla::HloComputationProto& c) {
+void ModulePrinter::EnterComputation(const CompRef& c) {
   current_ = &c;
-  const int n = c.instructions_size();
+  const int n = static_cast<int>(c.instrs.size());
   local_dense_.clear();
   local_map_.clear();
   params_.clear();
   operand_text_.assign(n, OperandText{});
   operand_texts_.clear();
   if (n == 0) return;
-  int64_t min = c.instructions(0).id(), max = min;
-  for (const auto& i : c.instructions()) {
-    min = std::min(min, i.id());
-    max = std::max(max, i.id());
-    if (i.opcode() == "parameter") params_.push_back(&i);
+  int64_t min = c.instrs[0].id, max = min;
+  for (const InstrRef& i : c.instrs) {
+    min = std::min(min, i.id);
+    max = std::max(max, i.id);
+    if (i.opcode == "parameter") params_.push_back(&i);
   }
   if (static_cast<uint64_t>(max) - static_cast<uint64_t>(min) <
       4 * static_cast<uint64_t>(n) + 64) {
     local_min_ = min;
     local_dense_.assign(static_cast<size_t>(max - min) + 1, kNoInstruction);
     for (int k = 0; k < n; ++k) {
-      int& slot = local_dense_[c.instructions(k).id() - min];
+      int& slot = local_dense_[c.instrs[k].id - min];
       if (slot == kNoInstruction) slot = k;  // the first of a repeated id
     }
   } else {
     local_map_.reserve(n);
-    for (int k = 0; k < n; ++k)
-      local_map_.try_emplace(c.instructions(k).id(), k);
+    for (int k = 0; k < n; ++k) local_map_.try_emplace(c.instrs[k].id, k);
   }
 }
 
@@ -156,64 +136,9 @@ void ModulePrinter::PrintStackFrames() {
   }
 }
 
-// Callees before callers (the parser needs definitions first).
-// Iterative: a damaged proto can be cyclic.
-std::vector<const xla::HloComputationProto*> ModulePrinter::PostOrder() {
-  std::vector<const xla::HloComputationProto*> order;
-  const xla::HloComputationProto* entry = nullptr;
-  for (const auto& c : module_.computations()) {
-    if (c.id() == module_.entry_computation_id() &&
-        (module_.entry_computation_name().empty() ||
-         c.name() == module_.entry_computation_name())) {
-      entry = &c;
-    }
-  }
-  if (!entry) {
-    for (const auto& c : module_.computations()) {
-      if (c.name() == module_.entry_computation_name()) entry = &c;
-    }
-  }
-  if (!entry && module_.computations_size() > 0) {
-    entry = &module_.computations(module_.computations_size() - 1);
-  }
-  entry_ = entry;
-  // By position: 0 new, 1 entered, 2 done.
-  std::vector<char> state(module_.computations_size(), 0);
-  auto visit = [&](int root) {
-    std::vector<std::pair<int, bool>> stack;
-    stack.push_back({root, false});
-    while (!stack.empty()) {
-      auto [k, expanded] = stack.back();
-      stack.pop_back();
-      if (state[k] == 2) continue;
-      if (expanded) {
-        state[k] = 2;
-        order.push_back(&module_.computations(k));
-        continue;
-      }
-      if (state[k] == 1) continue;  // a cycle
-      state[k] = 1;
-      stack.push_back({k, true});
-      const auto& instructions = module_.computations(k).instructions();
-      for (auto it = instructions.rbegin(); it != instructions.rend(); ++it) {
-        for (int j = it->called_computation_ids_size() - 1; j >= 0; --j) {
-          auto found = computations_.find(it->called_computation_ids(j));
-          if (found != computations_.end() && state[found->second] != 2) {
-            stack.push_back({found->second, false});
-          }
-        }
-      }
-    }
-  };
-  // Stored order (XLA stores callees first), moving a callee forward only
-  // when a caller precedes it.
-  for (int k = 0; k < module_.computations_size(); ++k) visit(k);
-  return order;
-}
-
 void ModulePrinter::AppendComputationName(int64_t id) {
-  auto it = computations_.find(id);
-  if (it == computations_.end()) {
+  auto it = index_.computations.find(id);
+  if (it == index_.computations.end()) {
     out_.append("%unknown.computation.");
     AppendInt(id, &out_);
     return;
@@ -222,40 +147,42 @@ void ModulePrinter::AppendComputationName(int64_t id) {
   out_.append(module_.computations(it->second).name());
 }
 
-void ModulePrinter::PrintComputation(const xla::HloComputationProto& c) {
-  EnterComputation(c);
-  const Instr* root = nullptr;
-  if (const int k = FindLocal(c.root_id()); k != kNoInstruction) {
-    root = &c.instructions(k);
+bool ModulePrinter::PrintComputation(const CompRef& comp) {
+  EnterComputation(comp);
+  const xla::HloComputationProto& c = *comp.message;
+  if (comp.program_shapes) {
+    for (std::string_view bytes : *comp.program_shapes) {
+      if (!ParseDeferred(bytes, &scratch_.program_shape)) return false;
+    }
   }
-  if (!root && c.instructions_size() > 0) {
-    root = &c.instructions(c.instructions_size() - 1);
-  }
+  const int n = static_cast<int>(comp.instrs.size());
+  int root = FindLocal(c.root_id());
+  if (root == kNoInstruction) root = n - 1;
   // Signature: parameters by number.
-  std::vector<const Instr*>& params = params_;
+  std::vector<const InstrRef*>& params = params_;
   std::stable_sort(params.begin(), params.end(),
-                   [](const Instr* a, const Instr* b) {
-                     return a->parameter_number() < b->parameter_number();
+                   [](const InstrRef* a, const InstrRef* b) {
+                     return a->parameter_number < b->parameter_number;
                    });
-  if (&c == entry_) out_.append("ENTRY ");
+  if (&comp == index_.entry) out_.append("ENTRY ");
   out_.push_back('%');
   out_.append(c.name());
   out_.append(" (");
   for (size_t p = 0; p < params.size(); ++p) {
     if (p > 0) out_.append(", ");
-    out_.append(params[p]->name());
+    out_.append(params[p]->name);
     out_.append(": ");
-    AppendShape(params[p]->shape(), true, &out_);
+    AppendShape(ShapeOf(*params[p]), true, &out_);
   }
   out_.append(") -> ");
-  if (root) {
-    AppendShape(root->shape(), true, &out_);
+  if (root >= 0) {
+    AppendShape(ShapeOf(comp.instrs[root]), true, &out_);
   } else {
     out_.append("()");
   }
   out_.append(" {\n");
-  for (int k : ScheduledOrder(c)) {
-    PrintInstruction(k, &c.instructions(k) == root);
+  for (int k : ScheduledOrder(comp)) {
+    if (!PrintInstruction(k, k == root)) return false;
   }
   out_.append("}");
   if (!c.execution_thread().empty() && c.execution_thread() != "main") {
@@ -263,19 +190,19 @@ void ModulePrinter::PrintComputation(const xla::HloComputationProto& c) {
     AppendQuoted(c.execution_thread(), &out_);
   }
   out_.push_back('\n');
+  return true;
 }
 
 // Schedule order when the module is scheduled and the sequence covers the
 // computation exactly; stored order otherwise.
-std::vector<int> ModulePrinter::ScheduledOrder(
-    const xla::HloComputationProto& c) {
+std::vector<int> ModulePrinter::ScheduledOrder(const CompRef& c) {
+  const int n = static_cast<int>(c.instrs.size());
   std::vector<int> order;
-  order.reserve(c.instructions_size());
+  order.reserve(n);
   const auto& sequences = module_.schedule().sequences();
-  auto it = sequences.find(c.id());
-  if (it != sequences.end() &&
-      it->second.instruction_ids_size() == c.instructions_size()) {
-    std::vector<char> seen(c.instructions_size(), 0);
+  auto it = sequences.find(c.message->id());
+  if (it != sequences.end() && it->second.instruction_ids_size() == n) {
+    std::vector<char> seen(n, 0);
     for (int64_t id : it->second.instruction_ids()) {
       const int k = FindLocal(id);
       if (k == kNoInstruction || seen[k]++ != 0) {
@@ -286,7 +213,7 @@ std::vector<int> ModulePrinter::ScheduledOrder(
     }
     if (!order.empty()) return order;
   }
-  for (int k = 0; k < c.instructions_size(); ++k) order.push_back(k);
+  for (int k = 0; k < n; ++k) order.push_back(k);
   return order;
 }
 
@@ -303,46 +230,57 @@ int ModulePrinter::FindLocal(int64_t id) const {
   return it == local_map_.end() ? kNoInstruction : it->second;
 }
 
-const Instr* ModulePrinter::Find(int64_t id) {
+const InstrRef* ModulePrinter::Find(int64_t id) {
   if (const int k = FindLocal(id); k != kNoInstruction) {
-    return &current_->instructions(k);
+    return &current_->instrs[k];
   }
-  if (!global_built_) {
-    for (const auto& c : module_.computations()) {
-      for (const auto& i : c.instructions()) global_.try_emplace(i.id(), &i);
+  std::call_once(index_.global_once, [this] {
+    for (const CompRef& c : index_.comps) {
+      for (const InstrRef& i : c.instrs) index_.global.try_emplace(i.id, &i);
     }
-    global_built_ = true;
+  });
+  auto it = index_.global.find(id);
+  return it == index_.global.end() ? nullptr : it->second;
+}
+
+const xla::ShapeProto& ModulePrinter::ShapeOf(const InstrRef& ref) {
+  if (ref.message) return ref.message->shape();
+  // A shape that does not parse fails its instruction's parse too.
+  if (!scratch_.shape.ParseFromArray(ref.shape.data(),
+                                     static_cast<int>(ref.shape.size()))) {
+    scratch_.shape.Clear();
   }
-  auto it = global_.find(id);
-  return it == global_.end() ? nullptr : it->second;
+  return scratch_.shape;
 }
 
 void ModulePrinter::AppendOperand(int64_t id) {
   const int k = FindLocal(id);
   if (k == kNoInstruction) {
-    if (const Instr* operand = Find(id)) {
-      AppendShape(operand->shape(), true, &out_);
+    if (const InstrRef* operand = Find(id)) {
+      AppendShape(ShapeOf(*operand), true, &out_);
       out_.append(" %");
-      out_.append(operand->name());
+      out_.append(operand->name);
     } else {
       out_.append("%unknown.operand.");
       AppendInt(id, &out_);
     }
     return;
   }
-  const OperandText& text = OperandTextOf(k);
+  const OperandText& text = OperandTextOf(k, nullptr);
   out_.append(operand_texts_, text.offset, text.size);
 }
 
-const ModulePrinter::OperandText& ModulePrinter::OperandTextOf(int k) {
+// `shape`: the instruction's, when the caller has it parsed.
+const ModulePrinter::OperandText& ModulePrinter::OperandTextOf(
+    int k, const xla::ShapeProto* shape) {
   OperandText& text = operand_text_[k];
   if (text.size == 0) {
-    const Instr& operand = current_->instructions(k);
+    const InstrRef& operand = current_->instrs[k];
     text.offset = operand_texts_.size();
-    AppendShape(operand.shape(), true, &operand_texts_);
+    AppendShape(shape ? *shape : ShapeOf(operand), true, &operand_texts_);
     text.shape_size = operand_texts_.size() - text.offset;
     operand_texts_.append(" %");
-    operand_texts_.append(operand.name());
+    operand_texts_.append(operand.name);
     text.size = operand_texts_.size() - text.offset;
   }
   return text;
@@ -364,14 +302,20 @@ void ModulePrinter::AppendFrontendAttributes(
   out_.push_back('}');
 }
 
-void ModulePrinter::PrintInstruction(int k, bool is_root) {
-  const Instr& in = current_->instructions(k);
+bool ModulePrinter::PrintInstruction(int k, bool is_root) {
+  const InstrRef& ref = current_->instrs[k];
+  if (!ref.message && !ParseDeferred(ref.bytes, &scratch_.instr)) {
+    return false;
+  }
+  const Instr& in = ref.message ? *ref.message : scratch_.instr;
+  // The full decode refuses a module with an instruction lacking one.
+  if (!ref.message && in.opcode().empty()) return false;
   const OpInfo op = ClassifyOpcode(in.opcode());
   out_.append(is_root ? "  ROOT %" : "  %");
   out_.append(in.name());
   out_.append(" = ");
   // The shape as its users will print it: formatted once for both.
-  const OperandText& text = OperandTextOf(k);
+  const OperandText& text = OperandTextOf(k, &in.shape());
   out_.append(operand_texts_, text.offset, text.shape_size);
   out_.push_back(' ');
   out_.append(in.opcode());
@@ -402,13 +346,130 @@ void ModulePrinter::PrintInstruction(int k, bool is_root) {
   PrintCalledComputations(in, op);
   PrintCommonAttributes(in);
   out_.push_back('\n');
+  return true;
+}
+
+bool ModulePrinter::ParseDeferred(std::string_view bytes,
+                                  google::protobuf::Message* into) {
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  // The depth the whole message's parse would have left it.
+  in.SetRecursionLimit(
+      std::max(0, decode_internal::kMaxDepth - index_.instruction_depth));
+  return into->ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+namespace {
+
+// Below this many bytes of instructions a module prints on one thread.
+constexpr size_t kParallelBytes = size_t{1} << 20;
+
+}  // namespace
+
+bool PrintModule(const xla::HloModuleProto& module,
+                 const DecodedProto* deferred, const PrintOptions& options,
+                 std::string* out) {
+  const std::vector<std::vector<std::string_view>>* wire =
+      deferred ? &deferred->deferred_instructions : nullptr;
+  // Large deferred modules are indexed and printed on several threads.
+  size_t bytes = 0;
+  if (wire) {
+    for (const auto& instrs : *wire) {
+      for (std::string_view i : instrs) bytes += i.size();
+    }
+  }
+  int threads = 1;
+  if (bytes >= kParallelBytes) {
+    threads = static_cast<int>(
+        std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    threads = std::min(threads, module.computations_size());
+  }
+  ModuleIndex index;
+  if (deferred) {
+    index.instruction_depth = deferred->instruction_depth;
+    if (deferred->deferred_program_shapes.size() !=
+        static_cast<size_t>(module.computations_size())) {
+      return false;
+    }
+  }
+  if (!BuildModuleIndex(module, wire, threads, &index)) return false;
+  if (deferred) {
+    for (size_t k = 0; k < index.comps.size(); ++k) {
+      index.comps[k].program_shapes = &deferred->deferred_program_shapes[k];
+    }
+  }
+  const std::vector<int> order = PostOrder(index);
+  const int n = static_cast<int>(order.size());
+  const size_t start = out->size();
+  {
+    Scratch scratch;
+    ModulePrinter printer(index, options, scratch, out);
+    printer.PrintHeader();
+    printer.PrintStackFrames();
+    out->push_back('\n');
+  }
+  // Reserved for the likely text size (200 bytes a line is typical of
+  // real dumps).
+  std::vector<size_t> estimate(n);
+  for (int k = 0; k < n; ++k) {
+    estimate[k] = 200 * index.comps[order[k]].instrs.size();
+  }
+  std::vector<size_t> prefix(n + 1, 0);  // estimates before position k
+  for (int k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + estimate[k];
+  out->reserve(out->size() + prefix[n]);
+  // Contiguous runs of the printing order, of about equal estimated size:
+  // the first prints straight into `out` on this thread, the others into
+  // their own strings on their own, appended in order after.
+  std::vector<int> cut = {0};
+  for (int k = 0, t = 1; k < n && t < threads; ++k) {
+    if (prefix[k + 1] * threads >= prefix[n] * t) {
+      cut.push_back(k + 1);
+      ++t;
+    }
+  }
+  cut.push_back(n);
+  std::atomic<bool> ok{true};
+  std::vector<std::string> texts(cut.size() - 1);
+  auto print = [&](size_t run, std::string* into) {
+    Scratch scratch;
+    for (int k = cut[run]; k < cut[run + 1] && ok; ++k) {
+      ModulePrinter printer(index, options, scratch, into);
+      if (!printer.PrintComputation(index.comps[order[k]])) ok = false;
+      into->push_back('\n');
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t run = 1; run + 1 < cut.size(); ++run) {
+    pool.emplace_back([&, run] {
+      texts[run].reserve(prefix[cut[run + 1]] - prefix[cut[run]]);
+      print(run, &texts[run]);
+    });
+  }
+  print(0, out);
+  for (std::thread& thread : pool) thread.join();
+  size_t total = out->size();
+  for (const std::string& text : texts) total += text.size();
+  // Room for what the caller appends (the literals' comments) without
+  // copying the whole text again.
+  out->reserve(total + total / 16 + 4096);
+  for (const std::string& text : texts) out->append(text);
+  if (!ok) out->resize(start);
+  return ok;
 }
 
 }  // namespace internal
 
 void AppendModuleText(const xla::HloModuleProto& module,
                       const PrintOptions& options, std::string* out) {
-  internal::ModulePrinter(module, options, out).Print();
+  internal::PrintModule(module, nullptr, options, out);
+}
+
+bool AppendDecodedModuleText(const DecodedProto& decoded,
+                             const PrintOptions& options, std::string* out) {
+  if (!decoded.module) return true;
+  return internal::PrintModule(
+      *decoded.module, decoded.deferred ? &decoded : nullptr, options, out);
 }
 
 void AppendLiteralComment(std::string_view label,

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "hlo/proto/decode.h"
 #include "hlo/proto/hlo.pb.h"
 
 namespace hlo::proto {
@@ -27,6 +28,14 @@ struct PrintOptions {
 // Appends the module text to `out`.
 void AppendModuleText(const xla::HloModuleProto& module,
                       const PrintOptions& options, std::string* out);
+
+// Appends the text of `decoded`'s module (nothing without one), reading
+// deferred instructions off their wire bytes, computations on several
+// threads when large. False, appending nothing, when a deferred
+// instruction would have failed the full decode: decode again without
+// deferral, which reports it or reads the bytes as another kind.
+bool AppendDecodedModuleText(const DecodedProto& decoded,
+                             const PrintOptions& options, std::string* out);
 
 // Appends `// LABEL: SHAPE VALUES` (one line) for a snapshot literal.
 // raw_bytes >= 0 says the data was left undecoded (chunked snapshots).

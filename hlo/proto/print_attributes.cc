@@ -151,8 +151,8 @@ void ModulePrinter::PrintOpcodeAttributes(const Instr& in, const OpInfo& op) {
       Attr("direction", in.comparison_direction());
       int element_type = xla::F32;
       if (in.operand_ids_size() > 0) {
-        if (const Instr* lhs = Find(in.operand_ids(0))) {
-          element_type = lhs->shape().element_type();
+        if (const InstrRef* lhs = Find(in.operand_ids(0))) {
+          element_type = ElementTypeOf(*lhs);
         }
       }
       if (!in.comparison_type().empty() &&
@@ -404,8 +404,8 @@ void ModulePrinter::PrintCalledComputations(const Instr& in, const OpInfo& op) {
   } else if (op.kind == OpKind::kConditional) {
     bool pred = false;
     if (in.operand_ids_size() > 0) {
-      if (const Instr* selector = Find(in.operand_ids(0))) {
-        pred = selector->shape().element_type() == xla::PRED;
+      if (const InstrRef* selector = Find(in.operand_ids(0))) {
+        pred = ElementTypeOf(*selector) == xla::PRED;
       }
     }
     if (pred && ids.size() == 2) {
@@ -449,8 +449,8 @@ void ModulePrinter::PrintCommonAttributes(const Instr& in) {
     for (int k = 0; k < in.control_predecessor_ids_size(); ++k) {
       if (k > 0) out_.append(", ");
       out_.push_back('%');
-      if (const Instr* p = Find(in.control_predecessor_ids(k))) {
-        out_.append(p->name());
+      if (const InstrRef* p = Find(in.control_predecessor_ids(k))) {
+        out_.append(p->name);
       } else {
         out_.append("unknown.operand.");
         AppendInt(in.control_predecessor_ids(k), &out_);

@@ -11,6 +11,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,33 +117,86 @@ OpInfo ClassifyOpcode(std::string_view opcode);
 
 // ------------------------------------------------------------ printer --
 
+// An instruction as the module-level passes see it (ids, names, signature,
+// callees): from a parsed message, or read off its wire bytes without
+// building one (a deferred decode), then parsed only when its line prints.
+struct InstrRef {
+  int64_t id = 0;
+  std::string_view name;
+  std::string_view opcode;
+  int64_t parameter_number = 0;
+  const Instr* message = nullptr;  // the parsed instruction, if any
+  std::string_view bytes;          // else its wire bytes
+  std::string_view shape;          // and its ShapeProto's
+  uint32_t called_begin = 0;       // in CompRef::called
+  uint32_t called_count = 0;
+};
+struct CompRef {
+  const xla::HloComputationProto* message = nullptr;
+  std::vector<InstrRef> instrs;
+  std::vector<int64_t> called;  // called_computation_ids, all instructions
+  // A deferred decode's program shapes, parsed only to check them.
+  const std::vector<std::string_view>* program_shapes = nullptr;
+};
+
+// The module-wide tables, read-only once built (computations print on
+// several threads).
+struct ModuleIndex {
+  const xla::HloModuleProto* module = nullptr;
+  int instruction_depth = 0;  // message nesting above a deferred instruction
+  std::vector<CompRef> comps;
+  const CompRef* entry = nullptr;
+  // Computation id -> position in the module.
+  absl::flat_hash_map<int64_t, int> computations;
+  // Module-wide id -> instruction (first of a repeated id), built on the
+  // first lookup outside a computation.
+  absl::flat_hash_map<int64_t, const InstrRef*> global;
+  std::once_flag global_once;
+};
+
+// Reused between the computations a thread prints: parsing into a cleared
+// message reuses its strings and sub-messages.
+struct Scratch {
+  xla::HloInstructionProto instr;
+  xla::ShapeProto shape;
+  xla::ProgramShapeProto program_shape;
+};
+
+// Prints the header and stack frames (PrintHeader) or one computation
+// (PrintComputation) into `out`.
 class ModulePrinter {
  public:
-  ModulePrinter(const xla::HloModuleProto& module, const PrintOptions& options,
-                std::string* out)
-      : module_(module), options_(options), out_(*out) {}
+  ModulePrinter(ModuleIndex& index, const PrintOptions& options,
+                Scratch& scratch, std::string* out)
+      : index_(index),
+        module_(*index.module),
+        options_(options),
+        scratch_(scratch),
+        out_(*out) {}
 
-  void Print();
+  void PrintHeader();
+  void PrintStackFrames();
+  // False when an instruction does not parse or has no opcode.
+  bool PrintComputation(const CompRef& c);
 
  private:
   // print.cc
-  void IndexModule();
-  void EnterComputation(const xla::HloComputationProto& c);
-  void PrintHeader();
-  void PrintStackFrames();
-  std::vector<const xla::HloComputationProto*> PostOrder();
+  void EnterComputation(const CompRef& c);
   void AppendComputationName(int64_t id);
-  void PrintComputation(const xla::HloComputationProto& c);
   // Positions of the computation's instructions in printing order.
-  std::vector<int> ScheduledOrder(const xla::HloComputationProto& c);
+  std::vector<int> ScheduledOrder(const CompRef& c);
   // The position of instruction `id` in the current computation, or -1.
   int FindLocal(int64_t id) const;
   // Operands resolve in the current computation first, as XLA scopes
   // them, then module-wide (a damaged proto may reach across).
-  const Instr* Find(int64_t id);
+  const InstrRef* Find(int64_t id);
+  const xla::ShapeProto& ShapeOf(const InstrRef& ref);
+  int ElementTypeOf(const InstrRef& ref) { return ShapeOf(ref).element_type(); }
   void AppendOperand(int64_t id);
   void AppendFrontendAttributes(const xla::FrontendAttributes& attributes);
-  void PrintInstruction(int k, bool is_root);
+  bool PrintInstruction(int k, bool is_root);
+  // A deferred message into `into`; false when the bytes do not parse.
+  bool ParseDeferred(std::string_view bytes, google::protobuf::Message* into);
 
   // print_attributes.cc
   void Key(std::string_view key);
@@ -158,17 +212,12 @@ class ModulePrinter {
   void PrintCommonAttributes(const Instr& in);
   void PrintOriginalValue(const Instr& in);
 
+  ModuleIndex& index_;
   const xla::HloModuleProto& module_;
   const PrintOptions& options_;
+  Scratch& scratch_;
   std::string& out_;
-  const xla::HloComputationProto* entry_ = nullptr;
-  const xla::HloComputationProto* current_ = nullptr;
-  // Computation id -> position in the module.
-  absl::flat_hash_map<int64_t, int> computations_;
-  // Module-wide id -> instruction (first of a repeated id), built on the
-  // first lookup outside the current computation.
-  absl::flat_hash_map<int64_t, const Instr*> global_;
-  bool global_built_ = false;
+  const CompRef* current_ = nullptr;
   // The current computation's ids -> positions: a dense table when the ids
   // are compact (XLA's and our encoder's are), else a hash map.
   static constexpr int kNoInstruction = -1;
@@ -183,12 +232,27 @@ class ModulePrinter {
     size_t size = 0;        // 0: not made yet
     size_t shape_size = 0;  // the shape alone, for the instruction's line
   };
-  const OperandText& OperandTextOf(int k);
+  const OperandText& OperandTextOf(int k, const xla::ShapeProto* shape);
   std::vector<OperandText> operand_text_;
   std::string operand_texts_;
   // The current computation's parameters, in stored order.
-  std::vector<const Instr*> params_;
+  std::vector<const InstrRef*> params_;
 };
+
+// print_index.cc: the module's tables (computations indexed on `threads`
+// threads); computations printed in callee
+// order (post_order, positions in index.comps).
+bool BuildModuleIndex(const xla::HloModuleProto& module,
+                      const std::vector<std::vector<std::string_view>>* wire,
+                      int threads, ModuleIndex* index);
+std::vector<int> PostOrder(ModuleIndex& index);
+
+// print.cc: the module text; `deferred` when the module's instructions
+// were (DecodedProto::deferred). False, with `out` as it was, when a deferred
+// instruction does not parse or has no opcode.
+bool PrintModule(const xla::HloModuleProto& module,
+                 const DecodedProto* deferred, const PrintOptions& options,
+                 std::string* out);
 
 }  // namespace hlo::proto::internal
 

@@ -1,0 +1,249 @@
+// The deferred decode (instructions read off the wire one at a time,
+// computations printed on threads: ConvertProtoFileToText) against the
+// whole-message decode and print: the same kind and the same text byte for
+// byte, or the same error, for the corpus's protos, its text modules
+// encoded (as HloProto, HloModuleProto and HloSnapshot), a module large
+// enough to print on threads, and damaged bytes of every sort.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hlo/proto/convert.h"
+#include "hlo/proto/decode.h"
+#include "hlo/proto/print.h"
+#include "tests/corpus_files.h"
+
+namespace hlo::proto {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The whole-message path: every instruction a message, then printed.
+absl::StatusOr<std::string> Whole(std::string_view bytes) {
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes);
+  if (!decoded.ok()) return decoded.status();
+  std::string text = std::string(ProtoKindName(decoded->kind)) + "\n";
+  if (decoded->module) AppendModuleText(*decoded->module, {}, &text);
+  return text;
+}
+
+// The converter's path; its module text is what precedes the
+// `// decoded from` line.
+absl::StatusOr<std::string> Wire(std::string_view bytes) {
+  absl::StatusOr<ProtoTextResult> result = ConvertProtoFileToText(bytes);
+  if (!result.ok()) return result.status();
+  const std::string& text = result->text;
+  size_t at = text.starts_with("// decoded from xla.")
+                  ? 0
+                  : text.find("\n// decoded from xla.");
+  EXPECT_NE(at, std::string::npos);
+  if (at != 0 && at != std::string::npos) ++at;
+  return result->kind + "\n" + text.substr(0, at);
+}
+
+// Where two texts first differ, for a readable failure.
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  const size_t from = i < 80 ? 0 : i - 80;
+  return "at byte " + std::to_string(i) + ":\nwhole: " + a.substr(from, 160) +
+         "\nwire:  " + b.substr(from, 160);
+}
+
+void ExpectSame(std::string_view bytes, const std::string& label) {
+  absl::StatusOr<std::string> whole = Whole(bytes);
+  absl::StatusOr<std::string> wire = Wire(bytes);
+  ASSERT_EQ(whole.ok(), wire.ok())
+      << label << ": " << whole.status() << " / " << wire.status();
+  if (!whole.ok()) {
+    EXPECT_EQ(whole.status(), wire.status()) << label;
+    return;
+  }
+  EXPECT_TRUE(*whole == *wire)
+      << label << " " << FirstDifference(*whole, *wire);
+}
+
+// Whether the converter reads these bytes' instructions off the wire (else
+// the comparison above would compare the whole path with itself).
+bool Deferred(std::string_view bytes) {
+  DecodeOptions options;
+  options.defer_instructions = true;
+  absl::StatusOr<DecodedProto> decoded = DecodeProto(bytes, options);
+  if (!decoded.ok() || !decoded->deferred) return false;
+  std::string text;
+  return AppendDecodedModuleText(*decoded, {}, &text);
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// A module with `n` computations of a dozen instructions each, every one
+// called from the entry, with a schedule-free but realistic mix of shapes,
+// metadata and attributes.
+std::string SyntheticModule(int n) {
+  std::string text = "HloModule synthetic\n\n";
+  for (int c = 0; c < n; ++c) {
+    const std::string s = std::to_string(c);
+    text += "%add." + s +
+            " (x: f32[], y: f32[]) -> f32[] {\n"
+            "  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+            "  ROOT %sum = f32[] add(f32[] %x, f32[] %y)\n}\n\n";
+    text += "%body." + s + " (p: f32[16,32]) -> f32[16,32] {\n" +
+            "  %p = f32[16,32]{1,0} parameter(0)\n"
+            "  %c = f32[] constant(1.5)\n"
+            "  %b = f32[16,32]{1,0} broadcast(f32[] %c), dimensions={}\n"
+            "  %m = f32[16,32]{1,0} multiply(f32[16,32]{1,0} %p, "
+            "f32[16,32]{1,0} %b), metadata={op_type=\"Mul\" "
+            "op_name=\"jit(f)/mul." +
+            s +
+            "\" source_file=\"/tmp/model.py\" source_line=42}\n"
+            "  %t = f32[32,16]{0,1} transpose(f32[16,32]{1,0} %m), "
+            "dimensions={1,0}\n"
+            "  %r = f32[16]{0} reduce(f32[16,32]{1,0} %m, f32[] %c), "
+            "dimensions={1}, to_apply=%add." +
+            s +
+            "\n"
+            "  %cmp = pred[16,32]{1,0} compare(f32[16,32]{1,0} %p, "
+            "f32[16,32]{1,0} %b), direction=GT\n"
+            "  ROOT %sel = f32[16,32]{1,0} select(pred[16,32]{1,0} %cmp, "
+            "f32[16,32]{1,0} %m, f32[16,32]{1,0} %p)\n}\n\n";
+  }
+  text +=
+      "ENTRY %main (a: f32[16,32]) -> f32[16,32] {\n"
+      "  %a = f32[16,32]{1,0} parameter(0)\n";
+  std::string last = "%a";
+  for (int c = 0; c < n; ++c) {
+    const std::string s = std::to_string(c);
+    text += "  %call." + s + " = f32[16,32]{1,0} call(f32[16,32]{1,0} " + last +
+            "), to_apply=%body." + s + "\n";
+    last = "%call." + s;
+  }
+  text +=
+      "  ROOT %out = f32[16,32]{1,0} copy(f32[16,32]{1,0} " + last + ")\n}\n";
+  return text;
+}
+
+std::string Encoded(const std::string& text) {
+  absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(text);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  return bytes.ok() ? *bytes : std::string();
+}
+
+TEST(PrintWire, SyntheticModulesOnOneThreadAndMany) {
+  for (int n : {1, 20, 2000}) {
+    const std::string bytes = Encoded(SyntheticModule(n));
+    // 2000 computations are over a megabyte: printed on threads.
+    if (n == 2000) ASSERT_GT(bytes.size(), size_t{1} << 20);
+    EXPECT_TRUE(Deferred(bytes)) << n;
+    ExpectSame(bytes, "synthetic " + std::to_string(n));
+  }
+}
+
+TEST(PrintWire, OtherKindsAroundTheModule) {
+  const std::string proto = Encoded(SyntheticModule(3));
+  xla::HloProto hlo;
+  ASSERT_TRUE(hlo.ParseFromString(proto));
+  // A bare HloModuleProto.
+  const std::string module = hlo.hlo_module().SerializeAsString();
+  EXPECT_TRUE(Deferred(module));
+  ExpectSame(module, "HloModuleProto");
+  // An HloSnapshot with an argument and a platform.
+  xla::HloSnapshot snapshot;
+  *snapshot.mutable_hlo() = hlo;
+  xla::LiteralProto* argument = snapshot.add_arguments();
+  argument->mutable_shape()->set_element_type(xla::F32);
+  argument->add_f32s(2.5);
+  snapshot.set_execution_platform("Host");
+  const std::string bytes = snapshot.SerializeAsString();
+  EXPECT_TRUE(Deferred(bytes));
+  ExpectSame(bytes, "HloSnapshot");
+}
+
+// An instruction the full decode refuses (no opcode, a name that is not
+// UTF-8), or a computation's program shape: the converter must come to the same
+// answer as the whole path, which reads the bytes as another kind or fails.
+TEST(PrintWire, BrokenInstructionsDecideAsTheWholePathDoes) {
+  const std::string proto = Encoded(SyntheticModule(2));
+  xla::HloProto hlo;
+  ASSERT_TRUE(hlo.ParseFromString(proto));
+  auto* instruction =
+      hlo.mutable_hlo_module()->mutable_computations(1)->mutable_instructions(
+          2);
+  xla::HloProto no_opcode = hlo;
+  no_opcode.mutable_hlo_module()
+      ->mutable_computations(1)
+      ->mutable_instructions(2)
+      ->clear_opcode();
+  ExpectSame(no_opcode.SerializeAsString(), "no opcode");
+  // A program shape (deferred too, though never printed) that the full
+  // parse refuses.
+  xla::HloProto bad_shape = hlo;
+  bad_shape.mutable_hlo_module()
+      ->mutable_computations(0)
+      ->mutable_program_shape()
+      ->add_parameter_names("bad\xff");
+  ExpectSame(bad_shape.SerializeAsString(), "program shape not UTF-8");
+  instruction->set_name("bad\xff");
+  ExpectSame(hlo.SerializeAsString(), "not UTF-8");
+}
+
+TEST(PrintWire, TruncatedDamagedAndRandomBytes) {
+  const std::string bytes = Encoded(SyntheticModule(4));
+  for (size_t n = 0; n < bytes.size(); n += n < 300 ? 1 : 97) {
+    ExpectSame(bytes.substr(0, n), "truncated to " + std::to_string(n));
+  }
+  std::mt19937 random(23);
+  for (int k = 0; k < 400; ++k) {
+    std::string damaged = bytes;
+    const int flips = 1 + static_cast<int>(random() % 3);
+    for (int f = 0; f < flips; ++f) {
+      damaged[random() % damaged.size()] = static_cast<char>(random());
+    }
+    ExpectSame(damaged, "damaged " + std::to_string(k));
+  }
+  for (int k = 0; k < 200; ++k) {
+    std::string garbage(1 + random() % 300, '\0');
+    for (char& c : garbage) c = static_cast<char>(random());
+    ExpectSame(garbage, "random " + std::to_string(k));
+  }
+}
+
+// Every binary proto of the corpus, and every text module in it encoded.
+TEST(PrintWire, Corpus) {
+  const fs::path corpus = corpus_files::CorpusDir();
+  if (!fs::is_directory(corpus)) {
+    GTEST_SKIP() << "no corpus at " << corpus << " (set HLO_LSP_CORPUS)";
+  }
+  int protos = 0, encoded = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(corpus)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string path = entry.path().string();
+    if (path.ends_with(".pb") || path.ends_with(".pb.gz")) {
+      ExpectSame(ReadFile(entry.path()), path);
+      ++protos;
+      continue;
+    }
+    if (!path.ends_with(".hlo") && !path.ends_with(".txt")) continue;
+    absl::StatusOr<std::string> bytes =
+        ConvertTextToHloProtoBytes(ReadFile(entry.path()));
+    if (!bytes.ok()) continue;  // not HLO text, or with syntax errors
+    // (A module without computations is no HloProto to the decoder.)
+    absl::StatusOr<DecodedProto> whole = DecodeProto(*bytes);
+    if (whole.ok() && whole->module) EXPECT_TRUE(Deferred(*bytes)) << path;
+    ExpectSame(*bytes, path);
+    ++encoded;
+  }
+  EXPECT_GT(protos + encoded, 0);
+  std::printf("compared %d corpus protos and %d encoded text modules\n", protos,
+              encoded);
+}
+
+}  // namespace
+}  // namespace hlo::proto
