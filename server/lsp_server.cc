@@ -11,6 +11,7 @@
 #include "exec/platform.h"
 #include "server/features/convert.h"
 #include "server/features/features.h"
+#include "server/features/index_locations.h"
 #include "server/features/workspace_features.h"
 
 namespace hlo_lsp {
@@ -468,6 +469,7 @@ void LspServer::HandleRequest(IncomingMessage message) {
   if (!request.uri.empty())
     request.generation = documents_->Generation(request.uri);
   request.cancelled = std::make_shared<std::atomic<bool>>(false);
+  request.received = std::chrono::steady_clock::now();
   if (trace_level_ >= 2)
     Log(LogType::kLog, "request " + request.method + " " + id.Key());
   // Lifecycle requests run in order on this thread.
@@ -486,6 +488,7 @@ void LspServer::HandleRequest(IncomingMessage message) {
 }
 
 void LspServer::RunRequest(const Request& request, IncomingMessage& message) {
+  const auto start = std::chrono::steady_clock::now();
   std::string reply =
       request.cancelled->load()
           ? MakeErrorReply(request.id, Cancelled())
@@ -494,7 +497,18 @@ void LspServer::RunRequest(const Request& request, IncomingMessage& message) {
     std::lock_guard<std::mutex> lock(pending_mutex_);
     pending_.erase(request.id.Key());
   }
+  const auto ran = std::chrono::steady_clock::now();
   Send(reply);
+  if (options_.trace_requests) {
+    using Ms = std::chrono::duration<double, std::milli>;
+    std::fprintf(stderr,
+                 "hlo-lsp trace: %s %s wait %.3f ms run %.3f ms send %.3f ms "
+                 "reply %zu B\n",
+                 request.method.c_str(), request.id.Key().c_str(),
+                 Ms(start - request.received).count(), Ms(ran - start).count(),
+                 Ms(std::chrono::steady_clock::now() - ran).count(),
+                 reply.size());
+  }
 }
 
 // ------------------------------------------------- requests to the client --
