@@ -326,7 +326,16 @@ void LspServer::BindNotifications() {
           return Log(LogType::kError,
                      "didOpen: document over 4 GiB ignored: " + p.uri);
         }
+        const std::string path = UriToPath(p.uri);
         documents_->Open(std::move(p));
+        if (path.empty()) return;
+        // After the parse (the pool is FIFO), never on this thread: the
+        // dump folder's listing and the pass timeline's start, which the
+        // first hover paid for (180 ms on a folder of 3,000 dumps).
+        parse_pool_->Submit([this, path = NormalPath(path)] {
+          pass_history_.Warm(path);
+          memory_.Warm(path);
+        });
       });
   table_.Notification<DidChangeParams>(
       "textDocument/didChange", [this](DidChangeParams& p) {
