@@ -266,10 +266,12 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
       }
     }
   } else if (query.has_name_part()) {
-    // Each distinct name is scored once (NaN: no match).
-    std::vector<float> scores(names.size());
+    // Each distinct name is scored once. Chunks keep their matches only: a
+    // table of a score per name (4 MB written and scanned per query on an
+    // index of a million names) cost more than the mask tests themselves.
     constexpr size_t kChunk = 4096;
     size_t chunks = (names.size() + kChunk - 1) / kChunk;
+    std::vector<std::vector<std::pair<uint32_t, float>>> found(chunks);
     // The mask test rejects most names in a nanosecond or two: threads pay
     // off only for very many names (starting one costs ~50 us).
     const uint64_t required = query.required_char_mask();
@@ -277,32 +279,35 @@ absl::StatusOr<std::vector<SymbolMatch>> WorkspaceIndex::Query(
       size_t end = std::min<size_t>(names.size(), (chunk + 1) * kChunk);
       uint32_t scored = 0;
       for (size_t i = chunk * kChunk; i < end; ++i) {
-        scores[i] = NAN;
         // Inline, the mask test is most of the loop: most names fail it.
         if ((t.masks[i] & required) != required) continue;
         if (t.post_begin[i] == t.post_begin[i + 1]) continue;
         if (scored++ % kCheckEvery == 0 && stopper.Stop()) return;
         std::optional<double> s =
             query.NameScoreWithCharMask(names.Get(i), t.masks[i]);
-        if (s) scores[i] = static_cast<float>(*s);
+        if (s) {
+          found[chunk].emplace_back(static_cast<uint32_t>(i),
+                                    static_cast<float>(*s));
+        }
       }
     });
     if (stopper.stopped()) return stopper.status();
-    std::vector<uint32_t> matching;
-    for (uint32_t i = 0; i < scores.size(); ++i) {
-      if (!std::isnan(scores[i])) matching.push_back(i);
+    std::vector<std::pair<uint32_t, float>> matching;
+    for (const auto& in_chunk : found) {
+      matching.insert(matching.end(), in_chunk.begin(), in_chunk.end());
     }
-    std::sort(matching.begin(), matching.end(),
-              [&](uint32_t a, uint32_t b) { return scores[a] > scores[b]; });
+    // Stable: equal scores keep name order, as the table's scan did.
+    std::stable_sort(
+        matching.begin(), matching.end(),
+        [](const auto& a, const auto& b) { return a.second > b.second; });
     // Best names first; once `limit` hits are in and the score drops,
     // nothing later can enter.
     float last_score = INFINITY;
     uint32_t walked = 0;
-    for (uint32_t name : matching) {
+    for (const auto& [name, score] : matching) {
       if (walked++ % kCheckEvery == 0 && stopper.Stop()) {
         return stopper.status();
       }
-      float score = scores[name];
       if (limit != 0 && hits.size() >= limit && score < last_score) break;
       last_score = score;
       for (uint32_t p = t.post_begin[name]; p < t.post_begin[name + 1]; ++p) {

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
+#include <string_view>
 
 #include "server/lsp_server.h"
 #include "server/transport.h"
@@ -13,7 +15,11 @@ int RunLanguageServer(int, char**) {
   // A client that goes away must not kill us with SIGPIPE mid-write.
   std::signal(SIGPIPE, SIG_IGN);
   Transport transport(STDIN_FILENO, STDOUT_FILENO);
-  LspServer server(&transport, LspServer::Options{});
+  LspServer::Options options;
+  const char* trace = std::getenv("HLO_LSP_TRACE");
+  options.trace_requests =
+      trace != nullptr && *trace != '\0' && std::string_view(trace) != "0";
+  LspServer server(&transport, options);
   return server.Run();
 }
 

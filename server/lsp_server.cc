@@ -11,6 +11,7 @@
 #include "exec/platform.h"
 #include "server/features/convert.h"
 #include "server/features/features.h"
+#include "server/features/index_locations.h"
 #include "server/features/workspace_features.h"
 
 namespace hlo_lsp {
@@ -325,7 +326,16 @@ void LspServer::BindNotifications() {
           return Log(LogType::kError,
                      "didOpen: document over 4 GiB ignored: " + p.uri);
         }
+        const std::string path = UriToPath(p.uri);
         documents_->Open(std::move(p));
+        if (path.empty()) return;
+        // After the parse (the pool is FIFO), never on this thread: the
+        // dump folder's listing and the pass timeline's start, which the
+        // first hover paid for (180 ms on a folder of 3,000 dumps).
+        parse_pool_->Submit([this, path = NormalPath(path)] {
+          pass_history_.Warm(path);
+          memory_.Warm(path);
+        });
       });
   table_.Notification<DidChangeParams>(
       "textDocument/didChange", [this](DidChangeParams& p) {
@@ -468,6 +478,7 @@ void LspServer::HandleRequest(IncomingMessage message) {
   if (!request.uri.empty())
     request.generation = documents_->Generation(request.uri);
   request.cancelled = std::make_shared<std::atomic<bool>>(false);
+  request.received = std::chrono::steady_clock::now();
   if (trace_level_ >= 2)
     Log(LogType::kLog, "request " + request.method + " " + id.Key());
   // Lifecycle requests run in order on this thread.
@@ -486,6 +497,7 @@ void LspServer::HandleRequest(IncomingMessage message) {
 }
 
 void LspServer::RunRequest(const Request& request, IncomingMessage& message) {
+  const auto start = std::chrono::steady_clock::now();
   std::string reply =
       request.cancelled->load()
           ? MakeErrorReply(request.id, Cancelled())
@@ -494,7 +506,18 @@ void LspServer::RunRequest(const Request& request, IncomingMessage& message) {
     std::lock_guard<std::mutex> lock(pending_mutex_);
     pending_.erase(request.id.Key());
   }
+  const auto ran = std::chrono::steady_clock::now();
   Send(reply);
+  if (options_.trace_requests) {
+    using Ms = std::chrono::duration<double, std::milli>;
+    std::fprintf(stderr,
+                 "hlo-lsp trace: %s %s wait %.3f ms run %.3f ms send %.3f ms "
+                 "reply %zu B\n",
+                 request.method.c_str(), request.id.Key().c_str(),
+                 Ms(start - request.received).count(), Ms(ran - start).count(),
+                 Ms(std::chrono::steady_clock::now() - ran).count(),
+                 reply.size());
+  }
 }
 
 // ------------------------------------------------- requests to the client --

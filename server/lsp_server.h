@@ -8,6 +8,7 @@
 #define HLO_LSP_SERVER_LSP_SERVER_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -36,6 +37,9 @@ class LspServer : private Client {
     int parse_threads = 1;
     bool index_cache = true;  // the workspace index's persisted shards
     int poll_seconds = 10;  // re-stat period when the client cannot watch files
+    // One stderr line per request: method, id, queue wait, run time, reply
+    // size (HLO_LSP_TRACE=1; what a p99 outlier waited on).
+    bool trace_requests = false;
   };
 
   LspServer(Transport* transport, Options options);
@@ -53,6 +57,7 @@ class LspServer : private Client {
     std::string uri;          // params.textDocument.uri, when present
     uint64_t generation = 0;  // the document's edit counter on arrival
     std::shared_ptr<std::atomic<bool>> cancelled;
+    std::chrono::steady_clock::time_point received;  // read off the pipe
   };
 
   void BindMethods();

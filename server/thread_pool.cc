@@ -1,5 +1,9 @@
 #include "server/thread_pool.h"
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 namespace hlo_lsp {
 
 ThreadPool::ThreadPool(int threads) {
@@ -45,6 +49,15 @@ void ThreadPool::Work() {
     }
     task();
   }
+}
+
+void RunThisThreadWhenIdle() {
+  // Both are per thread on Linux (pid 0 / gettid: this thread only), and
+  // std::thread inherits them.
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
+  sched_param param{};
+  param.sched_priority = 0;
+  ::sched_setscheduler(0, SCHED_IDLE, &param);
 }
 
 }  // namespace hlo_lsp

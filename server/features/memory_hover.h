@@ -26,6 +26,10 @@ class MemoryAssignments {
  public:
   // A markdown line for the instruction under `position`, or nullopt.
   std::optional<std::string> Note(const Snapshot& snap, Position position);
+  // Looks the module's assignment up (and loads it) ahead of the first
+  // hover, which otherwise lists the dump folder under mutex_: at didOpen,
+  // off the reader thread. `path` is NormalPath'd.
+  void Warm(const std::string& path) { ForModule(path); }
   // "memory: 96B total, largest allocation 32B" on the ENTRY line.
   std::optional<CodeLens> Lens(const Snapshot& snap);
   // hlo.memory {uri}: any file `hlo-lsp memory` takes.

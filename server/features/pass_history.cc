@@ -1,8 +1,6 @@
 #include "server/features/pass_history.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <utility>
@@ -10,6 +8,7 @@
 #include "hlo/query.h"
 #include "index/module_files.h"
 #include "server/features/index_locations.h"
+#include "server/thread_pool.h"
 
 namespace hlo_lsp {
 namespace {
@@ -17,13 +16,6 @@ namespace {
 // At most this many module timelines (and file listings) are kept.
 constexpr size_t kKeptTimelines = 8;
 constexpr size_t kKeptListings = 64;
-
-// Background timelines yield the CPU to requests: the lowest priority (Linux
-// nice is per thread, and the timeline's own threads inherit it). At nice 10
-// the parse of a 3 MB module's dozen dumps still doubled definition's p99.
-void LowerThisThreadsPriority() {
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
-}
 
 std::string Code(const std::string& s) { return "`" + s + "`"; }
 
@@ -47,8 +39,15 @@ std::string By(const hlo::history::TimelineStep& step) {
 
 }  // namespace
 
-PassHistory::~PassHistory() {
-  for (std::thread& t : workers_) t.join();
+PassHistory::~PassHistory() { WaitForBackground(); }
+
+void PassHistory::WaitForBackground() {
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    workers.swap(workers_);
+  }
+  for (std::thread& t : workers) t.join();
 }
 
 std::optional<std::string> PassHistory::Note(const Snapshot& snap,
@@ -90,9 +89,9 @@ std::vector<hlo::index::DumpFile> PassHistory::Dumps(const std::string& path) {
   return listing.dumps;
 }
 
-std::optional<std::string> PassHistory::Describe(const std::string& path,
-                                                 const std::string& computation,
-                                                 const std::string& name) {
+void PassHistory::Warm(const std::string& path) { Find(path); }
+
+std::optional<PassHistory::Found> PassHistory::Find(const std::string& path) {
   std::vector<hlo::index::DumpFile> dumps = Dumps(path);
   std::optional<size_t> self;
   for (size_t i = 0; i < dumps.size(); ++i) {
@@ -117,16 +116,19 @@ std::optional<std::string> PassHistory::Describe(const std::string& path,
     if (it != timelines_.end() && it->second->signature == signature) {
       timeline = it->second;
     } else if (computing_.count(key)) {
-      return "**Pass history:** being computed over " +
-             std::to_string(dumps.size()) + " dumps…";
+      return Found{nullptr, *self, dumps.size()};
     }
   }
-  auto compute = [this, key, dumps, signature] {
+  auto compute = [this, key, dumps, signature, self = *self] {
     auto built = std::make_shared<Timeline>();
     built->signature = signature;
     hlo::history::TimelineOptions options;
     options.keep_diffs = true;
     built->steps = hlo::history::BuildTimeline(dumps, options);
+    // The opened file's blame too, here rather than under mutex_ in the
+    // first hover, which every other hover would wait behind.
+    built->blames[self] =
+        std::make_shared<hlo::history::Blame>(built->steps, self + 1);
     std::lock_guard<std::mutex> lock(mutex_);
     computing_.erase(key);
     if (timelines_.size() >= kKeptTimelines) timelines_.clear();
@@ -138,21 +140,34 @@ std::optional<std::string> PassHistory::Describe(const std::string& path,
       std::lock_guard<std::mutex> lock(mutex_);
       if (computing_.insert(key).second) {
         workers_.emplace_back([compute] {
-          LowerThisThreadsPriority();
+          RunThisThreadWhenIdle();
           compute();
         });
       }
-      return "**Pass history:** being computed over " +
-             std::to_string(dumps.size()) + " dumps…";
+      return Found{nullptr, *self, dumps.size()};
     }
     timeline = compute();
   }
+  return Found{timeline, *self, dumps.size()};
+}
+
+std::optional<std::string> PassHistory::Describe(const std::string& path,
+                                                 const std::string& computation,
+                                                 const std::string& name) {
+  std::optional<Found> found = Find(path);
+  if (!found) return std::nullopt;
+  if (!found->timeline) {
+    return "**Pass history:** being computed over " +
+           std::to_string(found->dumps) + " dumps…";
+  }
+  const std::shared_ptr<Timeline>& timeline = found->timeline;
+  const size_t self = found->self;
   std::shared_ptr<hlo::history::Blame> blame;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::shared_ptr<hlo::history::Blame>& slot = timeline->blames[*self];
+    std::shared_ptr<hlo::history::Blame>& slot = timeline->blames[self];
     if (!slot) {
-      slot = std::make_shared<hlo::history::Blame>(timeline->steps, *self + 1);
+      slot = std::make_shared<hlo::history::Blame>(timeline->steps, self + 1);
     }
     blame = slot;
   }

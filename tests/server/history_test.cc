@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "server/documents.h"
+#include "server/features/index_locations.h"
 #include "server/features/pass_history.h"
 #include "tests/history/pass_sequence.h"
 #include "tests/index/test_dir.h"
@@ -212,7 +213,8 @@ TEST_F(HistoryTest, LargeHistoriesAreComputedOffTheHover) {
   }
   ASSERT_GT(bytes, PassHistory::kInlineBytes);
   const size_t last = known_.size() - 1;
-  Open(last);
+  // Not opened: didOpen starts the timeline itself (the next test), which
+  // could finish before this first hover.
   std::string first = HoverAt(last, "%fusion.1 =");
   EXPECT_NE(first.find("**Pass history:** being computed"), std::string::npos)
       << first;
@@ -225,6 +227,40 @@ TEST_F(HistoryTest, LargeHistoriesAreComputedOffTheHover) {
   EXPECT_NE(later.find("first appeared after `fusion` (step 4)"),
             std::string::npos)
       << later;
+}
+
+// didOpen lists the dump folder and starts a large module's timeline, so
+// that the first hover finds it ready instead of paying for the listing and
+// saying "being computed".
+TEST_F(HistoryTest, WarmAtOpenReadiesTheTimelineBeforeTheFirstHover) {
+  std::string pad =
+      "\n%pad_comp (pad.0: f32[]) -> f32[] {\n  %pad.0 = f32[] parameter(0)\n";
+  for (int i = 1; i < 6000; ++i) {
+    pad += "  %pad." + std::to_string(i) + " = f32[] negate(f32[] %pad." +
+           std::to_string(i - 1) + ")\n";
+  }
+  pad += "  ROOT %pad.6000 = f32[] negate(f32[] %pad.5999)\n}\n";
+  for (const KnownStep& step : known_) {
+    std::ofstream(dir_.path() / step.file, std::ios::app) << pad;
+  }
+  const size_t last = known_.size() - 1;
+  const std::string text = Text(last);
+  PassHistory history;
+  history.Warm(NormalPath((dir_.path() / known_[last].file).string()));
+  history.WaitForBackground();
+  auto snap =
+      MakeSnapshot(Uri(last), 1, 1, std::make_shared<const std::string>(text),
+                   hlo::ColumnUnit::kUtf16CodeUnits);
+  const size_t at = text.find("%fusion.1 =");
+  ASSERT_NE(at, std::string::npos);
+  const auto line =
+      static_cast<uint32_t>(std::count(text.begin(), text.begin() + at, '\n'));
+  const auto col = static_cast<uint32_t>(at - (text.rfind('\n', at) + 1) + 1);
+  std::optional<std::string> note = history.Note(*snap, {line, col});
+  ASSERT_TRUE(note.has_value());
+  EXPECT_NE(note->find("first appeared after `fusion` (step 4)"),
+            std::string::npos)
+      << *note;
 }
 
 }  // namespace

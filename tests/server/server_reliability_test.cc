@@ -284,5 +284,32 @@ TEST_F(ServerReliabilityTest, CancelledWorkspaceSymbolAnswersCancelled) {
   workspace.Shutdown();
 }
 
+// HLO_LSP_TRACE: one stderr line per request with its queue wait and run
+// time, to tell a p99 outlier that waited from one that ran long; nothing
+// without it.
+TEST(ServerTraceTest, TraceOptionLogsEachRequestsWaitAndRunTime) {
+  for (bool trace : {true, false}) {
+    ::testing::internal::CaptureStderr();
+    {
+      LspServer::Options options;
+      options.trace_requests = trace;
+      ServerHarness h(options);
+      h.Initialize();
+      h.Call("workspace/symbol", {{"query", "x"}});
+      h.CloseInput();
+      h.ExitCode();  // the pools joined: every trace line is written
+    }
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    if (trace) {
+      EXPECT_NE(err.find("hlo-lsp trace: workspace/symbol 1000000 wait "),
+                std::string::npos)
+          << err;
+      EXPECT_NE(err.find(" ms run "), std::string::npos) << err;
+    } else {
+      EXPECT_EQ(err.find("hlo-lsp trace:"), std::string::npos) << err;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hlo_lsp

@@ -2,6 +2,8 @@
 // then joins; Submit after Stop is a no-op.
 #include "server/thread_pool.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -44,6 +46,23 @@ TEST(ThreadPoolTest, SubmitReturnsWhileEveryWorkerIsBusy) {
   release = true;
   pool.Stop();
   EXPECT_EQ(ran.load(), 102);
+}
+
+// Background work (pass timelines) must not take CPU from requests: the
+// idle class, for the thread and the threads it starts, never the caller's.
+TEST(ThreadPoolTest, RunThisThreadWhenIdleIsInheritedAndPerThread) {
+  const int before = sched_getscheduler(0);
+  int self = -1, child = -1;
+  std::thread t([&] {
+    RunThisThreadWhenIdle();
+    self = sched_getscheduler(0);
+    std::thread inner([&] { child = sched_getscheduler(0); });
+    inner.join();
+  });
+  t.join();
+  EXPECT_EQ(self, SCHED_IDLE);
+  EXPECT_EQ(child, SCHED_IDLE);
+  EXPECT_EQ(sched_getscheduler(0), before);
 }
 
 }  // namespace
