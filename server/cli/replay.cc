@@ -24,7 +24,7 @@
 #include "server/cli/replay_bisect.h"
 #include "server/cli/replay_compare.h"
 #include "server/cli/replay_flags.h"
-#include "server/cli/replay_module.h"
+#include "server/common/replay_module.h"
 #include "server/common/file_reader.h"
 #include "server/common/proto_files.h"
 #include "server/common/snapshot.h"
