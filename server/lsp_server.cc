@@ -295,6 +295,10 @@ void LspServer::BindWorkspaceFeatures() {
                             [](const UriParams& p, const Request& r) {
                               return BundleModule(p, r.cancelled.get());
                             });
+  table_.Command<ReplayArgs>("hlo.bisect",
+                             [](const ReplayArgs& p, const Request& r) {
+                               return BisectPasses(p, r.cancelled.get());
+                             });
 }
 
 void LspServer::BindNotifications() {

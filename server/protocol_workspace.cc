@@ -387,6 +387,36 @@ Json ToJson(const BundleReply& b) {
               {"manifest", b.manifest}};
 }
 
+Json ToJson(const BisectReply& b) {
+  Json steps = Json::array();
+  for (const BisectStepEntry& s : b.steps) {
+    steps.push_back({{"uri", s.uri}, {"label", s.label}, {"result", s.result}});
+  }
+  Json out{{"outcome", b.outcome},     {"summary", b.summary},
+           {"module", b.module},       {"arguments", b.arguments},
+           {"dumps", b.dumps},         {"mismatches", b.mismatches},
+           {"steps", std::move(steps)}};
+  auto optional = [&](const char* key, const std::string& value) {
+    if (!value.empty()) out[key] = value;
+  };
+  if (b.step) out["step"] = *b.step;
+  optional("pass", b.pass);
+  optional("label", b.label);
+  optional("referenceUri", b.reference_uri);
+  optional("beforeUri", b.before_uri);
+  optional("afterUri", b.after_uri);
+  optional("firstOutput", b.first_output);
+  optional("error", b.error);
+  if (b.instruction) {
+    out["instruction"] = {{"name", b.instruction->name},
+                          {"opcode", b.instruction->opcode},
+                          {"line", b.instruction->line},
+                          {"detail", b.instruction->detail}};
+  }
+  if (b.diff) out["diff"] = ToJson(*b.diff);
+  return out;
+}
+
 // The keys of `hlo-lsp memory --json` (server/cli/memory.cc).
 Json ToJson(const MemoryReply& m) {
   const MemoryReport& r = *m.report;

@@ -68,8 +68,9 @@ struct ReplayResultParams {
   int64_t id = 0;
 };
 
-// hlo.replay {uri, platform?, snapshot?, fakeData?, timeout?} and
-// hlo.compare {uri, platforms, snapshot?, fakeData?, timeout?}.
+// hlo.replay {uri, platform?, snapshot?, fakeData?, timeout?},
+// hlo.compare {uri, platforms, snapshot?, fakeData?, timeout?} and
+// hlo.bisect {uri, snapshot?, fakeData?, timeout?} (CPU only).
 struct ReplayArgs {
   std::string uri;
   std::string platform;                // hlo.replay; empty means cpu
@@ -205,6 +206,33 @@ struct BundleReply {
   std::string uri;
   std::vector<BundleFileEntry> files;
   std::string manifest;
+};
+
+// hlo.bisect's answer: `hlo-lsp replay --bisect` as JSON. `outcome`:
+// "changed" (step/pass/label name the pass), "unchanged", "signature" (the
+// walk stopped at `afterUri`, whose entry signature differs), "refused",
+// "failed" or "cancelled". `beforeUri`/`afterUri`: the dumps either side
+// of the pass; `diff`: the hlo.diff command between them.
+struct BisectStepEntry {
+  std::string uri, label;
+  std::string result;  // reference | same | differs
+};
+struct BisectInstructionEntry {
+  std::string name, opcode, detail;
+  int64_t line = 0;  // 1-based, in the after dump
+};
+struct BisectReply {
+  std::string outcome, summary, module, arguments;  // arguments: its source
+  int64_t dumps = 0;
+  std::optional<int64_t> step;
+  std::string pass, label;
+  std::string reference_uri, before_uri, after_uri;  // empty: absent
+  std::vector<std::string> mismatches;
+  std::string first_output;  // the first differing output's name
+  std::optional<BisectInstructionEntry> instruction;
+  std::vector<BisectStepEntry> steps;
+  std::optional<Command> diff;
+  std::string error;
 };
 
 // hlo.memory {uri}: `hlo-lsp memory FILE --json` (same keys, "path" and
@@ -379,6 +407,7 @@ Json ToJson(const ModuleFileEntry& f);
 Json ToJson(const DiffReply& d);
 Json ToJson(const GraphReply& g);
 Json ToJson(const BundleReply& b);
+Json ToJson(const BisectReply& b);
 Json ToJson(const MemoryReply& m);
 Json ToJson(const SearchHit& h);
 Json ToJson(const WrittenFile& f);

@@ -24,9 +24,9 @@
 #include "server/cli/replay_bisect.h"
 #include "server/cli/replay_compare.h"
 #include "server/cli/replay_flags.h"
-#include "server/cli/replay_module.h"
 #include "server/common/file_reader.h"
 #include "server/common/proto_files.h"
+#include "server/common/replay_module.h"
 #include "server/common/snapshot.h"
 
 namespace hlo_lsp::cli {

@@ -4,7 +4,7 @@
 
 #include "exec/strings.h"
 #include "server/cli/commands.h"
-#include "server/cli/replay_module.h"
+#include "server/common/replay_module.h"
 
 namespace hlo_lsp::cli {
 

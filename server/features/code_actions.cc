@@ -1,6 +1,6 @@
 // Code actions: convert a proto to text; export text as a proto; replay on
 // CPU, and on GPU where a device answers; a bug-report bundle of a module's
-// dump.
+// dump; finding the pass that changed a dump's result.
 #include <filesystem>
 
 #include "exec/platform.h"
@@ -30,6 +30,10 @@ CodeAction BundleAction(const std::string& uri) {
   return Action("Create bug-report bundle", "hlo.bundle", {uri});
 }
 
+CodeAction BisectAction(const std::string& uri) {
+  return Action("Find the pass that changed the result", "hlo.bisect", {uri});
+}
+
 }  // namespace
 
 std::vector<CodeAction> CodeActions(const CodeActionParams& params) {
@@ -55,6 +59,8 @@ std::vector<CodeAction> CodeActions(const CodeActionParams& params) {
     out.push_back(Action("Compare GPU with CPU", "hlo.compare",
                          {uri, std::nullopt, {"gpu", "cpu"}}));
   }
+  // Bundle stays last: clients and tests find it there.
+  if (dump) out.push_back(BisectAction(uri));
   if (dump) out.push_back(BundleAction(uri));
   return out;
 }

@@ -70,8 +70,15 @@ Result<GraphReply> GraphOf(const Snapshot& snap, const GraphArgs& args);
 Result<BundleReply> BundleModule(const UriParams& params,
                                  const std::atomic<bool>* cancelled);
 
-// code_actions.cc: the actions of a file; "Create bug-report bundle" on a
-// module's dump (a file named module_NNNN.*).
+// bisect.cc: hlo.bisect {uri, snapshot?, fakeData?, timeout?}, `hlo-lsp
+// replay --bisect` over the module's stage and pass dumps as JSON: the pass
+// after which an output differs, both dumps and the diff between them.
+Result<BisectReply> BisectPasses(const ReplayArgs& args,
+                                 const std::atomic<bool>* cancelled);
+
+// code_actions.cc: the actions of a file; "Create bug-report bundle" and
+// "Find the pass that changed the result" on a module's dump (a file named
+// module_NNNN.*).
 std::vector<CodeAction> CodeActions(const CodeActionParams& params);
 
 // code_lens.cc: on the HloModule line, the module's other files, then

@@ -473,7 +473,7 @@ async function workspaceTests() {
     check('workspace: executeCommand lists the contract commands',
       JSON.stringify(caps.executeCommandProvider && caps.executeCommandProvider.commands) ===
       JSON.stringify(['hlo.convertToText', 'hlo.exportProto', 'hlo.replay', 'hlo.compare', 'hlo.moduleFiles', 'hlo.search',
-        'hlo.diff', 'hlo.previousPass', 'hlo.nextPass', 'hlo.graph', 'hlo.memory', 'hlo.bundle']),
+        'hlo.diff', 'hlo.previousPass', 'hlo.nextPass', 'hlo.graph', 'hlo.memory', 'hlo.bundle', 'hlo.bisect']),
       caps.executeCommandProvider);
     check('workspace: symbol, codeAction and codeLens providers',
       caps.workspaceSymbolProvider && caps.codeActionProvider && caps.codeLensProvider, caps);
@@ -516,8 +516,8 @@ async function workspaceTests() {
       def[0].uri === pathToFileURL(before).href && def[0].range.start.line === 2, def);
     const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
     const actions = await s.req(P.CodeActionRequest.type, { textDocument: td(doc), range, context: { diagnostics: [] } });
-    check('codeAction: export, replay and bundle on a dump', actions &&
-      actions.map(a => a.command.command).join() === 'hlo.exportProto,hlo.replay,hlo.bundle', actions);
+    check('codeAction: export, replay, bisect and bundle on a dump', actions &&
+      actions.map(a => a.command.command).join() === 'hlo.exportProto,hlo.replay,hlo.bisect,hlo.bundle', actions);
 
     const exec = (command, arg, ms) => s.req(P.ExecuteCommandRequest.type, { command, arguments: [arg] }, ms);
     const beforeUri = pathToFileURL(before).href;
@@ -582,6 +582,23 @@ async function workspaceTests() {
     const report = await s.req(new P.RequestType('hlo/replayResult'), { id: run.id }, 10000);
     check('hlo/replayResult cancelled: the run is killed and says "cancelled"', cancelErr &&
       report && report.outcome === 'cancelled' && /cancelled/.test(report.summary), { cancelErr: String(cancelErr), report });
+    // hlo.bisect over generated pass dumps where pass 2 doubles instead of
+    // negating: it names the pass, both dumps and the hlo.diff between them.
+    const seq = fs.mkdtempSync(path.join(os.tmpdir(), 'hlo-lsp-e2e-bisect-'));
+    const mod = root => 'HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n' +
+      '  zb = f32[4] broadcast(z), dimensions={}\n  ROOT r = ' + root + '\n}\n';
+    const passFile = k => path.join(seq, `module_0007.m.000${k}.opt.after_pass${k}.before_pass${k + 1}.txt`);
+    fs.writeFileSync(path.join(seq, 'module_0007.m.before_optimizations.txt'), mod('f32[4] negate(p)'));
+    for (let k = 1; k <= 3; k++) fs.writeFileSync(passFile(k), mod(k >= 2 ? 'f32[4] add(p, p)' : 'f32[4] subtract(zb, p)'));
+    const bisect = await exec('hlo.bisect', { uri: pathToFileURL(passFile(3)).href, timeout: 60 }, 120000);
+    check('hlo.bisect: the known pass, both dumps, the first differing instruction and the diff', bisect &&
+      bisect.outcome === 'changed' && bisect.step === 2 && bisect.pass === 'pass2' &&
+      bisect.beforeUri === pathToFileURL(passFile(1)).href && bisect.afterUri === pathToFileURL(passFile(2)).href &&
+      bisect.instruction && bisect.instruction.name === 'r' && bisect.instruction.line === 6 &&
+      bisect.diff && bisect.diff.command === 'hlo.diff' && bisect.diff.arguments[0].otherUri === bisect.afterUri, bisect);
+    const bisectDiff = bisect && await s.req(P.ExecuteCommandRequest.type, bisect.diff);
+    check('hlo.bisect: its diff command runs hlo.diff', bisectDiff && bisectDiff.b === bisect.afterUri, bisectDiff);
+    fs.rmSync(seq, { recursive: true, force: true });
     // The text view VS Code opens for a .pb: its code actions act on the .pb.
     const pbUri = pathToFileURL(pb).href;
     const viewUri = `hlo-proto:${pb.replace(/\.pb$/, '.txt')}?${encodeURIComponent(pbUri)}`;

@@ -89,7 +89,7 @@ TEST_F(BinderTest, ServerInfoVersionComesFromTheBuild) {
       << init.dump();
   EXPECT_EQ(init["result"]["capabilities"]["executeCommandProvider"]["commands"]
                 .size(),
-            12u);  // the contract's commands (workspace_test names them)
+            13u);  // the contract's commands (workspace_test names them)
 }
 
 // The encoders used for results: a vector of optionals and a null.

@@ -35,6 +35,7 @@ TEST(CommandArgsTest, EveryWrongTypedFieldIsInvalidParams) {
       {"hlo.moduleFiles", {uri}},
       {"hlo.replay", {uri, platform, snapshot, fake_data}},
       {"hlo.compare", {uri, platforms, snapshot, fake_data}},
+      {"hlo.bisect", {uri, snapshot, fake_data}},
       {"hlo.search", {query, root}},
   };
   LspServer::Options options;

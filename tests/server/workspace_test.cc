@@ -122,11 +122,12 @@ TEST_F(WorkspaceTest, CapabilitiesNameTheContractCommands) {
   Json r = h.Initialize();
   Json caps = r["result"]["capabilities"];
   EXPECT_EQ(caps["workspaceSymbolProvider"]["resolveProvider"], true);
-  EXPECT_EQ(caps["executeCommandProvider"]["commands"],
-            Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
-                         "hlo.compare", "hlo.moduleFiles", "hlo.search",
-                         "hlo.diff", "hlo.previousPass", "hlo.nextPass",
-                         "hlo.graph", "hlo.memory", "hlo.bundle"}));
+  EXPECT_EQ(
+      caps["executeCommandProvider"]["commands"],
+      Json::array({"hlo.convertToText", "hlo.exportProto", "hlo.replay",
+                   "hlo.compare", "hlo.moduleFiles", "hlo.search", "hlo.diff",
+                   "hlo.previousPass", "hlo.nextPass", "hlo.graph",
+                   "hlo.memory", "hlo.bundle", "hlo.bisect"}));
   EXPECT_TRUE(caps.contains("codeActionProvider"));
   EXPECT_TRUE(caps.contains("codeLensProvider"));
 }
@@ -424,7 +425,7 @@ TEST_F(WorkspaceTest, CodeActions) {
   for (const Json& a : text_actions["result"])
     commands.push_back(a["command"]["command"]);
   EXPECT_EQ(commands, (std::vector<std::string>{"hlo.exportProto", "hlo.replay",
-                                                "hlo.bundle"}));
+                                                "hlo.bisect", "hlo.bundle"}));
   Json pb_actions = Call(h, "textDocument/codeAction",
                          {{"textDocument", {{"uri", Uri("x.pb")}}},
                           {"range",

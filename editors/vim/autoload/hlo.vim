@@ -371,6 +371,11 @@ function! s:Cli(command, args) abort
     endif
     return {'svg': join(readfile(l:svg, 'b'), "\n"), 'cut': l:out =~# 'cut:'}
   endif
+  if a:command ==# 'hlo.bisect'
+    let [l:rc, l:out] = s:Run([hlo#Executable(), 'replay', '--bisect', l:path,
+          \ '--timeout', string(get(a:args, 'timeout', 600))])
+    return s:BisectFromCli(l:rc, l:out)
+  endif
   if a:command ==# 'hlo.diff'
     let l:other = s:Path(a:args.otherUri)
     let [l:rc, l:out] = s:Run([hlo#Executable(), 'diff', l:path, l:other, '--json'])
@@ -517,6 +522,86 @@ function! hlo#CommandResult(command, args, result) abort
           \ ? extend({'a': a:args.uri, 'b': a:args.otherUri}, a:result) : a:result)
   elseif a:command =~# '^hlo\.\(previous\|next\)Pass$'
     call hlo#OpenDump(s:Path(a:args.uri), a:command, a:result)
+  elseif a:command ==# 'hlo.bisect'
+    call hlo#ShowBisect(a:result)
+  endif
+endfunction
+
+" --- :HloBisect [fake] [snapshot=FILE] [timeout=SECONDS]: the pass that changed the result ---
+
+" hlo.bisect's answer: the dump before the pass, the one after it and the first
+" differing instruction in the quickfix list (title "HloBisect MODULE"), the summary
+" echoed; g:hlo_bisect keeps the answer.
+function! hlo#ShowBisect(result) abort
+  if type(a:result) != v:t_dict
+    return
+  endif
+  let g:hlo_bisect = a:result
+  let l:label = get(a:result, 'label', '')
+  let l:items = []
+  if !empty(get(a:result, 'beforeUri', ''))
+    call add(l:items, {'filename': s:Path(a:result.beforeUri), 'lnum': 1, 'text': 'before ' . l:label})
+  endif
+  if !empty(get(a:result, 'afterUri', ''))
+    let l:what = get(a:result, 'outcome', '') ==# 'changed' ? 'after ' . l:label . ': the result changed'
+          \ : get(a:result, 'outcome', '') ==# 'signature' ? l:label . ': the entry signature changed'
+          \ : get(a:result, 'error', l:label)
+    call add(l:items, {'filename': s:Path(a:result.afterUri), 'lnum': 1, 'text': l:what})
+  endif
+  let l:i = get(a:result, 'instruction', v:null)
+  if type(l:i) == v:t_dict && !empty(get(a:result, 'afterUri', ''))
+    call add(l:items, {'filename': s:Path(a:result.afterUri), 'lnum': s:Line(get(l:i, 'line')),
+          \ 'text': printf('first differing instruction %%%s %s: %s', l:i.name, get(l:i, 'opcode', ''), get(l:i, 'detail', ''))})
+  endif
+  for l:m in get(a:result, 'mismatches', [])
+    call add(l:items, {'text': 'mismatch: ' . l:m, 'valid': 0})
+  endfor
+  call setqflist([], ' ', {'title': 'HloBisect ' . get(a:result, 'module', ''), 'items': l:items})
+  if !empty(l:items)
+    copen
+    wincmd p
+  endif
+  echomsg 'HloBisect: ' . get(a:result, 'summary', '')
+endfunction
+
+" `hlo-lsp replay --bisect`'s lines as hlo.bisect's answer, for when no server runs
+" (the command line bisects on fake data only).
+function! s:BisectFromCli(rc, out) abort
+  let l:r = {'outcome': a:rc == 0 ? 'unchanged' : a:rc == 3 ? 'failed' : 'refused', 'mismatches': []}
+  for l:line in split(a:out, "\n")
+    let l:m = matchlist(l:line, '^first difference: \(.*\) (\(.*\)), against \(.*\)$')
+    if !empty(l:m)
+      let [l:r.outcome, l:r.label, l:r.afterUri, l:r.beforeUri] = ['changed', l:m[1], s:Uri(l:m[2]), s:Uri(l:m[3])]
+    endif
+    let l:m = matchlist(l:line, '^  the dump before it: \(.*\)$')
+    if !empty(l:m)
+      let l:r.beforeUri = s:Uri(l:m[1])
+    endif
+    let l:m = matchlist(l:line, '^stop: the entry signature changes at \(.*\) (\(.*\)):')
+    if !empty(l:m)
+      let [l:r.outcome, l:r.label, l:r.afterUri] = ['signature', l:m[1], s:Uri(l:m[2])]
+    endif
+    if l:line =~# '^mismatch: '
+      call add(l:r.mismatches, l:line[10:])
+    endif
+  endfor
+  let l:r.summary = l:r.outcome ==# 'changed' ? l:r.label . ' changed the result: ' . get(l:r.mismatches, 0, '')
+        \ : l:r.outcome ==# 'unchanged' ? 'no pass changed the result' : trim(a:out)
+  return l:r
+endfunction
+
+" :HloBisect: runs this module's stage and pass dumps in order on the same arguments
+" (hlo.bisect on the server, else `hlo-lsp replay --bisect`) and shows hlo#ShowBisect.
+function! hlo#Bisect(...) abort
+  let l:path = expand('%:p')
+  let l:args = hlo#ReplayArgs(l:path, split(a:0 ? a:1 : ''))
+  if has_key(l:args, 'error') || l:args.platform !=# 'cpu'
+    return s:Error('HloBisect: arguments are fake, snapshot=FILE, timeout=SECONDS (it runs on the CPU)')
+  endif
+  call remove(l:args, 'platform')
+  echomsg 'HloBisect: running the dumps of ' . fnamemodify(l:path, ':t')
+  if !s:Lsp('hlo.bisect', l:args)
+    call s:Command('hlo.bisect', l:args, function('hlo#ShowBisect'))
   endif
 endfunction
 

@@ -14,8 +14,10 @@ vim.api.nvim_create_autocmd('FileType', {
 })
 
 -- Code lenses whose commands the client must handle itself (see lua/hlo/init.lua).
--- Also the replay code actions: their answer is a run id, the report comes later.
-for _, name in ipairs({ 'hlo.previousPass', 'hlo.nextPass', 'hlo.diff', 'hlo.moduleFiles', 'hlo.replay', 'hlo.compare' }) do
+-- Also the replay code actions: their answer is a run id, the report comes later; and
+-- "Find the pass that changed the result" (hlo.bisect), whose answer fills the quickfix list.
+for _, name in ipairs({ 'hlo.previousPass', 'hlo.nextPass', 'hlo.diff', 'hlo.moduleFiles', 'hlo.replay', 'hlo.compare',
+  'hlo.bisect' }) do
   vim.lsp.commands[name] = vim.lsp.commands[name] or function(command, ctx)
     require('hlo').lens_command(command, ctx)
   end

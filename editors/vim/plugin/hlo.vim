@@ -15,6 +15,7 @@ command! -nargs=? HloGraph call hlo#Graph(<q-args>)
 command! -nargs=? -complete=file HloMemory call hlo#Memory(<q-args>)
 command! -nargs=* -complete=customlist,hlo#ReplayComplete HloReplay call hlo#Replay(<q-args>)
 command! -nargs=0 HloReplayCancel call hlo#ReplayCancel()
+command! -nargs=* HloBisect call hlo#Bisect(<q-args>)
 
 " XLA's binary dumps (--xla_dump_hlo_as_proto, --xla_dump_hlo_snapshots) open as
 " read-only HLO text converted by `hlo-lsp convert`. Other *.pb files are left alone.

@@ -17,6 +17,7 @@ import { OPEN_LINE_COMMAND, ReplayReport, ReplayView } from './replay';
 import { AdjacentDump, DiffNode, DiffView, ModuleDiff, shortName } from './history';
 import { GraphPanel, GraphState, nameAtCursor } from './graph';
 import { MemoryReply, OomLinks } from './memory';
+import { BisectReply, BisectResults, BisectTarget } from './bisect';
 
 let client: LanguageClient | undefined;
 let starting: Promise<void> | undefined;
@@ -304,10 +305,13 @@ async function diffWithStage(cli: ServerCli, view: DiffView, arg?: unknown, othe
 }
 
 // Answers of server commands run from code lenses (through the client's middleware).
-async function showCommandResult(view: DiffView, command: string, args: unknown[], result: unknown): Promise<void> {
+async function showCommandResult(view: DiffView, bisects: BisectResults, command: string, args: unknown[],
+  result: unknown): Promise<void> {
   const from = (args[0] as { uri?: string } | undefined)?.uri;
   if (!from) return;
-  if (command === 'hlo.previousPass' || command === 'hlo.nextPass') {
+  if (command === 'hlo.bisect' && result) {
+    bisects.show(result as BisectReply);
+  } else if (command === 'hlo.previousPass' || command === 'hlo.nextPass') {
     await openAdjacent(result as AdjacentDump | null, vscode.Uri.parse(from), command === 'hlo.nextPass' ? 'next' : 'previous');
   } else if (command === 'hlo.diff' && result) {
     const d = result as Partial<ModuleDiff>;
@@ -414,6 +418,35 @@ async function replay(cli: ServerCli, view: ReplayView, platform: 'cpu' | 'gpu' 
   }
 }
 
+// HLO: Find the Pass that Changed the Result: hlo.bisect on the file's module under a
+// cancellable notification (cancelling the request kills the server's replay child).
+// ARGS (from a caller: {snapshot?, fakeData?}) skip the arguments question.
+async function bisect(cli: ServerCli, results: BisectResults, arg?: unknown, given?: unknown): Promise<void> {
+  const uri = targetUri(arg);
+  if (!uri) return;
+  const c = activeClient();
+  if (!c || !serverHas('hlo.bisect')) {
+    void vscode.window.showInformationMessage('HLO: this hlo-lsp has no hlo.bisect; run `hlo-lsp replay --bisect FILE`');
+    return;
+  }
+  const args = given && typeof given === 'object' ? given as ReplayArgs : await pickArguments(cli, uri);
+  if (!args) return;
+  const timeout = vscode.workspace.getConfiguration('hlo').get<number>('replay.timeout') ?? 600;
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `HLO: bisecting the passes of ${shortName(uri.toString())}`,
+      cancellable: true },
+    async (_progress, token) => {
+      try {
+        const params = { command: 'hlo.bisect', arguments: [{ uri: uri.toString(), ...args, timeout }] };
+        results.show(await c.sendRequest(ExecuteCommandRequest.type, params, token) as BisectReply);
+      } catch (e) {
+        if (!token.isCancellationRequested) throw e;
+        results.show({ outcome: 'cancelled', summary: 'bisection cancelled' });
+      }
+    },
+  );
+}
+
 // The results view's NaN origin link: the instruction's line (in a proto's text view).
 async function openReplayLine(uri: unknown, line: unknown): Promise<void> {
   if (typeof uri !== 'string') return;
@@ -489,6 +522,9 @@ export interface HloApi {
   currentReplay(): { title: string; report: ReplayReport } | undefined;
   replayChoices(uri: vscode.Uri): Promise<{ label: string; args: ReplayArgs }[]>;
   gpuAvailable(): boolean;
+  // The latest hlo.bisect answer shown, and its links (what its buttons open).
+  currentBisect(): BisectReply | undefined;
+  openBisect(target: BisectTarget): Promise<void>;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<HloApi> {
@@ -502,7 +538,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
   const view = new ReplayView();
   const diffView = new DiffView();
   const graphPanel = new GraphPanel(executeOnServer);
-  onCommandResult = (command, args, result) => showCommandResult(diffView, command, args, result);
+  const bisects = new BisectResults((a, b) => showDiff(cli, diffView, a, b));
+  onCommandResult = (command, args, result) => showCommandResult(diffView, bisects, command, args, result);
   const reg = (id: string, fn: (...args: unknown[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
@@ -526,6 +563,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
   reg('hlo-lsp.nextPass', (arg) => stepPass(cli, 'next', arg));
   reg('hlo-lsp.diffWithPrevious', (arg) => diffWithPrevious(cli, diffView, arg));
   reg('hlo-lsp.diffWithStage', (arg, other) => diffWithStage(cli, diffView, arg, other));
+  reg('hlo-lsp.bisect', (arg, args) => bisect(cli, bisects, arg, args));
   reg('hlo-lsp.showGraph', (arg, name) => showGraph(graphPanel, arg, name));
   reg('hlo-lsp.outlineFromDisk', (arg) => viewer.outlineFromDisk(targetUri(arg)));
   reg('hlo-lsp.showOutput', () => log.show());
@@ -564,6 +602,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<HloApi
     currentReplay: () => view.current(),
     replayChoices: (uri) => replayChoices(cli, uri),
     gpuAvailable,
+    currentBisect: () => bisects.current(),
+    openBisect: (target) => bisects.open(target),
   };
 }
 

@@ -298,6 +298,46 @@ vim.schedule(function() H.run(function()
     and os.time() - started < 10, lines)
   vim.cmd('silent! bwipeout! hlo-replay://endless.hlo')
 
+  -- :HloBisect over generated pass dumps of module m: from pass 2 on the result is
+  -- doubled instead of negated. The quickfix list holds the dump before pass 2, the one
+  -- after it and its first differing instruction (%r, line 6); the summary is echoed.
+  local seq = work .. '/bisect'
+  vim.fn.mkdir(seq, 'p')
+  local function mod(root)
+    return { 'HloModule m', 'ENTRY e {', '  p = f32[4] parameter(0)', '  z = f32[] constant(0)',
+      '  zb = f32[4] broadcast(z), dimensions={}', '  ROOT r = ' .. root, '}' }
+  end
+  local function pass(k) return string.format('module_0007.m.%04d.opt.after_pass%d.before_pass%d.txt', k, k, k + 1) end
+  vim.fn.writefile(mod('f32[4] negate(p)'), seq .. '/module_0007.m.before_optimizations.txt')
+  for k = 1, 3 do vim.fn.writefile(mod(k >= 2 and 'f32[4] add(p, p)' or 'f32[4] subtract(zb, p)'), seq .. '/' .. pass(k)) end
+  local function bisect_qf()
+    vim.wait(60000, function() return (vim.fn.getqflist({ title = 1 }).title or '') == 'HloBisect m' end, 50)
+    return vim.tbl_map(function(i)
+      return (i.bufnr > 0 and vim.fn.fnamemodify(vim.fn.bufname(i.bufnr), ':t') or '') .. ':' .. i.lnum .. ' ' .. i.text
+    end, vim.fn.getqflist())
+  end
+  local bbuf = edit(seq .. '/' .. pass(3))
+  local bclient = H.wait_attached(bbuf, 10000)
+  vim.fn.setqflist({}, 'r', { title = 'cleared', items = {} })
+  vim.cmd('HloBisect fake')
+  local items = bisect_qf()
+  H.check(':HloBisect: both dumps and the first differing instruction in the quickfix list',
+    items[1] == pass(1) .. ':1 before step 2 after pass2 (opt)' and (items[2] or ''):find('^' .. vim.pesc(pass(2)) .. ':1 after')
+    and (items[3] or ''):find('^' .. vim.pesc(pass(2)) .. ':6 first differing instruction %%r add') ~= nil, items)
+  local messages = vim.fn.execute('messages')
+  H.check(':HloBisect echoes the summary', messages:find('HloBisect: step 2 after pass2 (opt) changed the result', 1, true)
+    ~= nil, messages:sub(-400))
+  -- The code action's command (vim.lsp.commands) shows the same answer.
+  vim.fn.setqflist({}, 'r', { title = 'cleared', items = {} })
+  if bclient then
+    vim.lsp.commands['hlo.bisect']({ command = 'hlo.bisect', arguments = { { uri = vim.uri_from_bufnr(bbuf) } } },
+      { client_id = bclient.id, bufnr = bbuf })
+  end
+  local via_action = bisect_qf()
+  H.check('code action "Find the pass that changed the result" fills the quickfix list',
+    #via_action == #items and via_action[3] == items[3], via_action)
+  vim.cmd('cclose')
+
   -- A binary proto dump opens as read-only HLO text (converted by hlo-lsp).
   local pb = work .. '/module_0002.jit_f.before_optimizations.hlo.pb'
   if vim.fn.filereadable(pb) == 1 then

@@ -228,6 +228,8 @@ function M.execute(command, args)
         quickfix('HloSearch ' .. args.query, to_qf(result))
       elseif command == 'hlo.replay' or command == 'hlo.compare' then
         show_replay(client, bufnr, result)
+      elseif command == 'hlo.bisect' then
+        vim.fn['hlo#ShowBisect'](result == nil and vim.NIL or result)
       elseif command == 'hlo.exportProto' then
         vim.notify('hlo.exportProto: ' .. vim.inspect(result))
       else
@@ -258,6 +260,10 @@ function M.lens_command(command, ctx)
   if command.command == 'hlo.moduleFiles' then
     vim.api.nvim_buf_call(ctx.bufnr, function() M.execute('hlo.moduleFiles', args) end)
     return
+  end
+  if command.command == 'hlo.bisect' then
+    -- Each dump's run under the replay time limit.
+    args.timeout = args.timeout or vim.g.hlo_replay_timeout
   end
   if command.command == 'hlo.replay' or command.command == 'hlo.compare' then
     -- A replay code action: with the time limit, and its report shown when it ends.

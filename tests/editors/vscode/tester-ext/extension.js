@@ -248,6 +248,46 @@ async function replay(check, open, file, api, dir) {
     { gpu: api.gpuAvailable(), gpuWhen });
 }
 
+// Find the Pass that Changed the Result: generated pass dumps of module m where pass 2
+// doubles instead of negating. The command shows hlo.bisect's answer; its links open the
+// dump after the pass at the first differing instruction and the diff of the two dumps.
+async function bisect(check, open, file, api, dir) {
+  const mod = (root) => ['HloModule m', 'ENTRY e {', '  p = f32[4] parameter(0)', '  z = f32[] constant(0)',
+    '  zb = f32[4] broadcast(z), dimensions={}', `  ROOT r = ${root}`, '}', ''].join('\n');
+  const pass = (k) => `module_0009.m.000${k}.opt.after_pass${k}.before_pass${k + 1}.txt`;
+  fs.writeFileSync(path.join(dir, 'module_0009.m.before_optimizations.txt'), mod('f32[4] negate(p)'));
+  for (let k = 1; k <= 3; k++) fs.writeFileSync(path.join(dir, pass(k)), mod(k >= 2 ? 'f32[4] add(p, p)' : 'f32[4] subtract(zb, p)'));
+  await open(pass(3));
+  const actions = await poll(async () => {
+    const a = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', file(pass(3)), new vscode.Range(0, 0, 0, 0));
+    return (a || []).some((x) => /Find the pass/.test(x.title)) ? a : undefined;
+  }, 15000);
+  check('bisect: code action on a pass dump', !!actions, (actions || []).map((a) => a.title));
+  const ext = vscode.extensions.getExtension('hlo-lsp.hlo-lsp');
+  const contributes = ext.packageJSON.contributes;
+  const entry = contributes.commands.find((c) => c.command === 'hlo-lsp.bisect');
+  const when = (contributes.menus.commandPalette.find((m) => m.command === 'hlo-lsp.bisect') || {}).when;
+  check('bisect: in the palette where an HLO dump is open', entry && entry.title === 'Find the Pass that Changed the Result' &&
+    /editorLangId == hlo/.test(when || ''), { entry, when });
+  await vscode.commands.executeCommand('hlo-lsp.bisect', file(pass(3)), { fakeData: true });
+  const r = await poll(() => { const b = api.currentBisect(); return b && b.module === 'm' ? b : undefined; }, 30000);
+  check('bisect: names the pass, both dumps and the first differing instruction', r && r.outcome === 'changed' &&
+    r.step === 2 && base(vscode.Uri.parse(r.beforeUri)) === pass(1) && base(vscode.Uri.parse(r.afterUri)) === pass(2) &&
+    r.instruction && r.instruction.name === 'r' && r.instruction.line === 6 && /changed the result/.test(r.summary), r);
+  if (!r) return;
+  await api.openBisect('after');
+  check('bisect: "Open After" opens the dump at the instruction', await poll(() => {
+    const e = vscode.window.activeTextEditor;
+    return e && base(e.document.uri) === pass(2) && e.selection.active.line === 5;
+  }, 10000), activeName());
+  await api.openBisect('diff');
+  const d = await poll(() => {
+    const x = api.currentDiff();
+    return x && base(vscode.Uri.parse(x.b)) === pass(2) ? x : undefined;
+  }, 10000);
+  check('bisect: "Show Diff" shows the diff of the two dumps', d && base(vscode.Uri.parse(d.a)) === pass(1), d && { a: d.a, b: d.b });
+}
+
 async function activate() {
   const out = process.env.HLO_E2E_OUT;
   const dir = process.env.HLO_E2E_DIR;
@@ -349,6 +389,7 @@ async function activate() {
     await graph(check, open, file, api);
     await oomLinks(check, open, dir);
     await replay(check, open, file, api, dir);
+    await bisect(check, open, file, api, dir);
 
     const bad = (await open('undefined_operand.hlo')).uri;
     const diags = await poll(() => { const d = vscode.languages.getDiagnostics(bad); return d.length ? d : undefined; });

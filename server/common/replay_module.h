@@ -1,8 +1,9 @@
 // A module file for replay: how its bytes are read (HLO text or a proto
 // holding a module) and parsed, shared by the first module, `--compare
-// MODULE2` and each dump of `--bisect`.
-#ifndef HLO_LSP_SERVER_CLI_REPLAY_MODULE_H_
-#define HLO_LSP_SERVER_CLI_REPLAY_MODULE_H_
+// MODULE2`, each dump of `--bisect` and the
+// editor's bisection (bisect.h).
+#ifndef HLO_LSP_SERVER_COMMON_REPLAY_MODULE_H_
+#define HLO_LSP_SERVER_COMMON_REPLAY_MODULE_H_
 
 #include <memory>
 #include <string>
@@ -11,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "hlo/parser.h"
 
-namespace hlo_lsp::cli {
+namespace hlo_lsp {
 
 struct ParsedModule {
   std::unique_ptr<std::string> text;  // the parse's views point into it
@@ -24,6 +25,6 @@ struct ParsedModule {
 // its read error ("cannot read PATH: ...").
 absl::StatusOr<ParsedModule> ReadModuleFile(const std::string& path);
 
-}  // namespace hlo_lsp::cli
+}  // namespace hlo_lsp
 
-#endif  // HLO_LSP_SERVER_CLI_REPLAY_MODULE_H_
+#endif  // HLO_LSP_SERVER_COMMON_REPLAY_MODULE_H_

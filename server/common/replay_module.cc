@@ -1,4 +1,4 @@
-#include "server/cli/replay_module.h"
+#include "server/common/replay_module.h"
 
 #include <utility>
 
@@ -7,7 +7,7 @@
 #include "server/common/proto_files.h"
 #include "server/common/snapshot.h"
 
-namespace hlo_lsp::cli {
+namespace hlo_lsp {
 
 using hlo::exec::Cat;
 
@@ -38,4 +38,4 @@ absl::StatusOr<ParsedModule> ReadModuleFile(const std::string& path) {
   return parsed;
 }
 
-}  // namespace hlo_lsp::cli
+}  // namespace hlo_lsp
