@@ -320,10 +320,12 @@ Token Lexer::Lex() {
   return Make(TokenKind::kError, begin);
 }
 
-void Lexer::ScanIdentTail() {
-  const char* data = text_.data();
-  const Offset size = static_cast<Offset>(text_.size());
-  Offset p = pos_;
+void Lexer::ScanIdentTail() { pos_ = hlo::ScanIdentTail(text_, pos_); }
+
+Offset ScanIdentTail(std::string_view text, Offset pos) {
+  const char* data = text.data();
+  const Offset size = static_cast<Offset>(text.size());
+  Offset p = pos;
   for (;;) {
     p = SkipPlainIdentChars(data, p, size);
     // "a->b": the '-' of an arrow is not part of the identifier.
@@ -333,7 +335,7 @@ void Lexer::ScanIdentTail() {
     }
     break;
   }
-  pos_ = p;
+  return p;
 }
 
 Token Lexer::LexNumber(Offset begin) {

@@ -150,6 +150,11 @@ inline bool IsIdentStart(char c) {
          lexer_internal::kIdentStart;
 }
 
+// The end of the identifier tail starting at text[pos], by the lexer's rule
+// ([A-Za-z0-9_.-], but not the '-' of "->"); the parser's raw readers use it
+// to stay token for token what the lexer would produce.
+Offset ScanIdentTail(std::string_view text, Offset pos);
+
 // Scans a balanced bracketed value starting at text[begin] (one of '{', '(',
 // '['), skipping strings and comments. Returns the offset after the matching
 // closer, or kNone when the input ends first. `max_depth_seen` (optional)

@@ -66,12 +66,26 @@ class Parser {
   bool ResolveOpcode(const Token& token, Instruction* inst);
   bool ParseRawOperandList(Instruction* inst);
   void CheckConstant(const Instruction& inst, Offset end);
-  bool ParseAttributes(Id inst);
+  bool ParseAttributes(Id inst, Offset pos);
   bool ParseAttributeValue(const Token& key, Id* attr);
   Offset ScanAttributeValue(Offset begin, bool allow_trailing_group);
   void RecordComputationRefs(Id inst, Id attr);
   void RecordControlPredecessors(Id attr);
   bool AppendExtraCalledName(Id inst, Id attr, const Token& name);
+
+  // The common instruction line, `%a = f32[2]{0} add(%b, %c), k=v`, read
+  // straight from the bytes (parser_fast.cc). Each reader starts where the
+  // lexer would be and returns where it would be after the same tokens, or
+  // kNone (having changed nothing) where the general path must take over;
+  // the lexer is Seek-ed to the raw position before any general step.
+  Offset FastEqual(Offset pos) const;
+  Offset FastShape(Offset pos, Id* shape) const;
+  Offset FastOpcode(Offset pos, Token* opcode) const;
+  Offset FastOperandList(Offset pos, Slice* operands);
+  bool FastAttributeKey(Offset pos, Token* key) const;
+  void SyncLexer(Offset pos) {
+    if (lexer_.pos() != pos) lexer_.Seek(pos);
+  }
 
   // Shapes (parser_shape.cc).
   Id ParseShape(int depth);

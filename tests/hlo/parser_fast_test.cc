@@ -1,0 +1,129 @@
+// The raw readers of parser_fast.cc must build what the token-by-token path
+// builds. Each case is parsed as the printer writes it (raw readers) and
+// respelled with extra blanks and comments (which they refuse, so the
+// general path reads it); the two syntax models must describe the same
+// module, and errors met half way through a line must be the general path's.
+#include <string>
+#include <string_view>
+
+#include "gtest/gtest.h"
+#include "hlo/parser.h"
+
+namespace hlo {
+namespace {
+
+// The syntax model without byte offsets, which differ between spellings.
+std::string Describe(const ParsedFile& file) {
+  std::string out;
+  auto shape = [&](Id id) {
+    return id == kNone ? std::string("-")
+                       : std::string(file.Text(file.shapes[id].span));
+  };
+  for (const Instruction& inst : file.instructions) {
+    out += std::string(file.Name(inst)) + (inst.is_root ? " root" : "") +
+           (inst.is_nested ? " nested" : "") + " = " + shape(inst.shape) + " " +
+           std::string(file.Text(inst.opcode_span)) + "(";
+    for (Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
+      const Operand& op = file.operands[o];
+      out += shape(op.shape) + " " + std::string(file.Text(op.name)) + " def" +
+             std::to_string(op.definition) + " nested" +
+             std::to_string(op.nested) + "; ";
+    }
+    out += ")";
+    for (Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {
+      out += ", " + std::string(file.Text(file.attributes[a].key)) + "=" +
+             std::string(file.Text(file.attributes[a].value));
+    }
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+      out += " calls " + std::to_string(file.computation_refs[r].computation);
+    }
+    for (Id r = inst.control_predecessors.begin;
+         r < inst.control_predecessors.end(); ++r) {
+      out += " after " + std::to_string(file.name_refs[r].definition);
+    }
+    out += "\n";
+  }
+  out += "shapes " + std::to_string(file.shapes.size()) + " operands " +
+         std::to_string(file.operands.size()) + "\n";
+  for (const Diagnostic& d : file.diagnostics) out += d.message + "\n";
+  return out;
+}
+
+struct Case {
+  std::string_view printed;    // the printer's spelling: raw readers
+  std::string_view respelled;  // blanks and comments: the general path
+};
+
+constexpr Case kCases[] = {
+    {"  %a = f32[2]{0} add(%p, %q), metadata={op_name=\"x\"}",
+     "  %a  =  f32[2]{0}  add( %p , %q )  ,  metadata={op_name=\"x\"}"},
+    {"  %t = (f32[2]{0}, f32[2]{0}) tuple(%p, %q, %p, %q, %p, /*index=5*/%q)",
+     "  %t = (f32[2]{0}, f32[2]{0}) tuple(%p, %q, %p, %q, %p, %q /*5*/ )"},
+    {"  %r = f32[] reduce(%p, %c), dimensions={0}, to_apply=%sum",
+     "  %r = f32[] reduce(%p,\n %c)  , dimensions={0},\n to_apply=%sum"},
+    {"  %n = f32[2]{0} add(%p, f32[2]{0} multiply(%p, %q))",
+     "  %n  = f32[2]{0} add( %p, f32[2]{0} multiply(%p, %q))"},
+    {"  %u = f32[2]{0} negate(%p), control-predecessors={%a}",
+     "  %u = f32[2]{0} negate( %p ), control-predecessors={%a}"},
+    {"  %v = f32[2]{0} negate(%undefined), dimensions={x}",
+     "  %v = f32[2]{0} negate( %undefined ) , dimensions={x}"},
+    {"  %w = f32[2]{0} add(%p, %q), dimensions={0}, dimensions={0}",
+     "  %w = f32[2]{0} add(%p, %q) , dimensions={0} ,dimensions={0}"},
+    {"  %x = f32[2]{0} add(%p, %q), calls=%sum, %sum",
+     "  %x = f32[2]{0} add(%p, %q) , calls=%sum, %sum"},
+    {"  %y = f32[2]{0} custom-call-start(%p), custom_call_target=\"a\"",
+     "  %y = f32[2]{0}  custom-call-start(%p), custom_call_target=\"a\""},
+    {"  %z = f32[2]{0} add(%p, %q) , x=1", "  %z = f32[2]{0} add(%p,%q) , x=1"},
+    {"  %e = f32[2]{0} add(%p, %q), metadata=",
+     "  %e = f32[2]{0} add(%p , %q), metadata="},
+};
+
+std::string Module(std::string_view line) {
+  return "HloModule m\n\n%sum (a: f32[], b: f32[]) -> f32[] {\n"
+         "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
+         "  ROOT %s = f32[] add(%a, %b)\n}\n\n"
+         "ENTRY %main (p: f32[2], q: f32[2]) -> f32[2] {\n"
+         "  %p = f32[2]{0} parameter(0)\n  %q = f32[2]{0} parameter(1)\n"
+         "  %c = f32[] constant(0)\n  %a = f32[2]{0} add(%p, %q)\n" +
+         std::string(line) + "\n  ROOT %out = f32[2]{0} copy(%p)\n}\n";
+}
+
+TEST(ParserFastTest, RawReadersBuildWhatTheTokenPathBuilds) {
+  for (const Case& c : kCases) {
+    const std::string printed = Module(c.printed);
+    const std::string respelled = Module(c.respelled);
+    auto a = Parse(printed);
+    auto b = Parse(respelled);
+    EXPECT_EQ(Describe(*a), Describe(*b)) << c.printed;
+  }
+}
+
+TEST(ParserFastTest, ErrorsHalfWayThroughALineAreTheGeneralPaths) {
+  struct Expected {
+    std::string_view line;
+    std::string_view first_error;  // line:column (1-based): message
+  };
+  constexpr Expected kErrors[] = {
+      {"  %e = f32[2]{0} add(%p, ), x=1",
+       "14:26: expected an operand name, found ')'"},
+      {"  %e = f32[2]{0} add(%p, %q), dimensions=",
+       "15:3: invalid 'dimensions': expected '{'"},
+      {"  %e = f32[2]{0} add(%p, %q) %q", "15:3: expected '=', found 'ROOT'"},
+      {"  %e = f32[2]{0} add(%, %q)",
+       "14:22: expected an operand name, found '%'"},
+      {"  %e = f32[2]{0} frobnicate(%p)", "14:18: unknown opcode 'frobnicate'"},
+  };
+  for (const Expected& e : kErrors) {
+    const std::string text = Module(e.line);
+    auto file = Parse(text);
+    ASSERT_FALSE(file->diagnostics.empty()) << e.line;
+    const Diagnostic& d = file->diagnostics.front();
+    LineColumn lc = file->lines().ToLineColumn(d.span.begin);
+    EXPECT_EQ(std::to_string(lc.line + 1) + ":" +
+                  std::to_string(lc.column + 1) + ": " + d.message,
+              e.first_error);
+  }
+}
+
+}  // namespace
+}  // namespace hlo
