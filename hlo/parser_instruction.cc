@@ -443,13 +443,16 @@ bool Parser::ParseAttributeValue(const Token& key, Id* out) {
   *out = static_cast<Id>(file_.attributes.size());
   file_.attributes.push_back(attr);
   lexer_.Seek(end);
-  if (options_.validate_attributes) {
+  if (options_.validate_attributes &&
+      !valid_attributes_.contains(Text(attr.span))) {
     if (auto error = ValidateAttributeValue(key_text, Text(attr.value))) {
       Offset at = std::min<Offset>(begin + error->offset, end);
       Offset to =
           std::min<Offset>(at + std::max<uint32_t>(error->length, 1), end);
       Error(Span{at, std::max(to, at)},
             absl::StrCat("invalid '", ToAbsl(key_text), "': ", error->message));
+    } else {
+      valid_attributes_.insert(Text(attr.span));
     }
   }
   return true;

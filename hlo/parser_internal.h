@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hlo/lexer.h"
 #include "hlo/parser.h"
 #include "hlo/scoped_names.h"
@@ -110,6 +111,10 @@ class Parser {
   // Identical shape texts share one Shape entry.
   NameTable shape_intern_;
   std::vector<uint8_t> dynamic_scratch_;
+  // `key=value` texts that validated: a module repeats `dimensions={0}` and
+  // `replica_groups=...` thousands of times, and the answer depends on the
+  // text alone.
+  absl::flat_hash_set<std::string_view, TextHash> valid_attributes_;
 };
 
 }  // namespace hlo::internal

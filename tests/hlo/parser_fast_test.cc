@@ -125,5 +125,25 @@ TEST(ParserFastTest, ErrorsHalfWayThroughALineAreTheGeneralPaths) {
   }
 }
 
+// Valid `key=value` texts are remembered, not invalid ones: a bad value
+// repeated is reported at each place.
+TEST(ParserFastTest, RepeatedAttributeTextsAreReportedEachTime) {
+  const std::string text = Module(
+      "  %d = f32[2]{0} add(%p, %q), dimensions={0}\n"
+      "  %e = f32[2]{0} add(%p, %q), dimensions={x}\n"
+      "  %f = f32[2]{0} add(%p, %q), dimensions={0}\n"
+      "  %g = f32[2]{0} add(%p, %q), dimensions={x}");
+  auto file = Parse(text);
+  std::string errors;
+  for (const Diagnostic& d : file->diagnostics) {
+    errors +=
+        std::to_string(file->lines().ToLineColumn(d.span.begin).line + 1) +
+        ": " + d.message + "\n";
+  }
+  EXPECT_EQ(errors,
+            "15: invalid 'dimensions': expected an integer\n"
+            "17: invalid 'dimensions': expected an integer\n");
+}
+
 }  // namespace
 }  // namespace hlo
