@@ -200,6 +200,23 @@ Offset Lexer::SkipTrivia() {
   return pos_;
 }
 
+// The end of a line break and the indent of the next line when a token
+// follows them directly (most instruction lines); kNone when SkipTrivia
+// has more to do: a log prefix, a comment, a `#` or `***` line, a blank
+// line.
+Offset Lexer::LineIndentEnd() const {
+  if (at_line_start_ || log_mode_ || text_[pos_] != '\n') return kNone;
+  const Offset size = static_cast<Offset>(text_.size());
+  Offset p = pos_ + 1;
+  while (p < size && (text_[p] == ' ' || text_[p] == '\t')) ++p;
+  if (p >= size) return kNone;
+  const char c = text_[p];
+  if (HasCharBits(c, lexer_internal::kTriviaStart) || c == '#' || c == '*') {
+    return kNone;
+  }
+  return p;
+}
+
 Token Lexer::Lex() {
   // Most tokens follow another one directly or after one blank: only
   // line starts, runs of blanks and comments need SkipTrivia.
@@ -209,6 +226,8 @@ Token Lexer::Lex() {
     if (!at_line_start_ && text_[pos_] == ' ' && pos_ + 1 < size &&
         !HasCharBits(text_[pos_ + 1], lexer_internal::kTriviaStart)) {
       ++pos_;
+    } else if (Offset p = LineIndentEnd(); p != kNone) {
+      pos_ = p;  // what SkipTrivia and MaybeSkipLinePrefix would do
     } else {
       SkipTrivia();
     }

@@ -95,6 +95,7 @@ class Lexer {
   };
   Token Lex();
   void MaybeSkipLinePrefix();
+  Offset LineIndentEnd() const;
   Token Make(TokenKind kind, Offset begin) {
     return Token{kind, Span{begin, pos_}};
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "gtest/gtest.h"
+#include "hlo/lexer.h"
 #include "hlo/parser.h"
 
 namespace hlo {
@@ -143,6 +144,22 @@ TEST(ParserFastTest, RepeatedAttributeTextsAreReportedEachTime) {
   EXPECT_EQ(errors,
             "15: invalid 'dimensions': expected an integer\n"
             "17: invalid 'dimensions': expected an integer\n");
+}
+
+// The lexer steps over a line break and the next line's indent itself when
+// a token follows; every other line start still goes through SkipTrivia.
+TEST(ParserFastTest, LineStartsLexAsBefore) {
+  const std::string_view text =
+      "a\n  %b\n\t}\n# c\n  d\n*** Begin x ***\ne\n// -----\nf\n"
+      "  \n  g /*x*/\n  // y\n\t\th\n  *i";
+  Lexer lexer(text);
+  std::string tokens;
+  for (Token t = lexer.Next(); t.kind != TokenKind::kEof; t = lexer.Next()) {
+    tokens += t.kind == TokenKind::kSeparator ? std::string("|")
+                                              : std::string(lexer.Text(t.span));
+    tokens += " ";
+  }
+  EXPECT_EQ(tokens, "a %b } d | e | f g h * i ");
 }
 
 }  // namespace
