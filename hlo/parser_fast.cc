@@ -104,4 +104,26 @@ bool Parser::FastAttributeKey(Offset pos, Token* key) const {
   return true;
 }
 
+// ` name: f32[2]{0}` in a computation's signature, after '(' or ','.
+Offset Parser::FastParameter(Offset pos, Parameter* param) const {
+  const Offset size = static_cast<Offset>(text_.size());
+  Offset p = pos;
+  if (p < size && text_[p] == ' ') ++p;
+  if (p >= size) return kNone;
+  Offset name_begin = p;
+  if (text_[p] == '%') {
+    name_begin = p + 1;
+  } else if (!IsIdentStart(text_[p])) {
+    return kNone;
+  }
+  const Offset name_end = ScanIdentTail(text_, p + 1);
+  if (name_end == name_begin || name_end >= size || text_[name_end] != ':') {
+    return kNone;
+  }
+  const Offset end = FastShape(name_end + 1, &param->shape);
+  if (end == kNone) return kNone;
+  param->name = Span{name_begin, name_end};
+  return end;
+}
+
 }  // namespace hlo::internal

@@ -84,6 +84,7 @@ class Parser {
   Offset FastOpcode(Offset pos, Token* opcode) const;
   Offset FastOperandList(Offset pos, Slice* operands);
   bool FastAttributeKey(Offset pos, Token* key) const;
+  Offset FastParameter(Offset pos, Parameter* param) const;
   void SyncLexer(Offset pos) {
     if (lexer_.pos() != pos) lexer_.Seek(pos);
   }

@@ -44,6 +44,14 @@ std::string Describe(const ParsedFile& file) {
     }
     out += "\n";
   }
+  for (const Computation& comp : file.computations) {
+    out += std::string(file.Name(comp)) + " (";
+    for (Id p = comp.parameters.begin; p < comp.parameters.end(); ++p) {
+      out += std::string(file.Text(file.parameters[p].name)) + ": " +
+             shape(file.parameters[p].shape) + ", ";
+    }
+    out += ") -> " + shape(comp.result_shape) + "\n";
+  }
   out += "shapes " + std::to_string(file.shapes.size()) + " operands " +
          std::to_string(file.operands.size()) + "\n";
   for (const Diagnostic& d : file.diagnostics) out += d.message + "\n";
@@ -96,6 +104,33 @@ TEST(ParserFastTest, RawReadersBuildWhatTheTokenPathBuilds) {
     auto a = Parse(printed);
     auto b = Parse(respelled);
     EXPECT_EQ(Describe(*a), Describe(*b)) << c.printed;
+  }
+}
+
+TEST(ParserFastTest, SignaturesReadRawAsTheTokenPathReadsThem) {
+  constexpr std::string_view kSignatures[][2] = {
+      {"%g (x: f32[], %y: f32[2]{0}) -> f32[] {",
+       "%g ( x : f32[] ,%y: f32[2]{0} )  ->  f32[] {"},
+      {"%g (x: f32[], y: (f32[], f32[2]{0})) -> (f32[], f32[2]{0}) {",
+       "%g (x: f32[] , y:  (f32[], f32[2]{0}))\n-> (f32[], f32[2]{0}) {"},
+      {"%g () -> f32[] {", "%g ( ) -> f32[] {"},
+      {"%g (x: f32[], y: f32[]) -> f32[3] {",
+       "%g (x: f32[], y f32[]) -> f32[3] {"},
+      {"%g (x: f32[], 1: f32[]) -> f32[] {",
+       "%g (x: f32[] , 1: f32[]) -> f32[] {"},
+  };
+  for (const auto& [printed, respelled] : kSignatures) {
+    auto module = [](std::string_view signature) {
+      return "HloModule m\n\n%f (a: f32[], b: f32[2]{0}) -> (f32[], "
+             "f32[2]{0}) {\n  ROOT %t = (f32[], f32[2]{0}) tuple(%a, %b)\n}\n"
+             "\n" +
+             std::string(signature) + "\n  ROOT %c = f32[] constant(0)\n}\n";
+    };
+    const std::string a_text = module(printed);
+    const std::string b_text = module(respelled);
+    auto a = Parse(a_text);
+    auto b = Parse(b_text);
+    EXPECT_EQ(Describe(*a), Describe(*b)) << printed;
   }
 }
 
