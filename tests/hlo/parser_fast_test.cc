@@ -197,5 +197,33 @@ TEST(ParserFastTest, LineStartsLexAsBefore) {
   EXPECT_EQ(tokens, "a %b } d | e | f g h * i ");
 }
 
+// The name table is emptied between computations, slot by slot after a
+// small one and whole after a big one: names never leak into the next.
+TEST(ParserFastTest, NamesStayInTheirComputation) {
+  std::string text =
+      "HloModule m\n\n%big (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n";
+  for (int i = 0; i < 40; ++i) {
+    text += "  %b" + std::to_string(i) + " = f32[] negate(%p)\n";
+  }
+  text += "  ROOT %r = f32[] negate(%b39)\n}\n\n";
+  for (int c = 0; c < 3; ++c) {
+    text += "%small" + std::to_string(c) +
+            " (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n"
+            "  %s = f32[] negate(%p)\n  %s = f32[] negate(%b1)\n"
+            "  ROOT %r = f32[] add(%s, %p)\n}\n\n";
+  }
+  text +=
+      "ENTRY %e (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n"
+      "  ROOT %r = f32[] negate(%s)\n}\n";
+  auto file = Parse(text);
+  std::string errors;
+  for (const Diagnostic& d : file->diagnostics) errors += d.message + "\n";
+  EXPECT_EQ(errors,
+            "redefinition of 's'\nuse of undefined value 'b1'\n"
+            "redefinition of 's'\nuse of undefined value 'b1'\n"
+            "redefinition of 's'\nuse of undefined value 'b1'\n"
+            "use of undefined value 's'\n");
+}
+
 }  // namespace
 }  // namespace hlo
