@@ -22,8 +22,9 @@ namespace hlo::internal {
 // never a stack overflow.
 inline constexpr int kMaxDepth = 128;
 
+using ::hlo::TextEq;
 using ::hlo::TextHash;  // hlo/text_hash.h
-using NameTable = absl::flat_hash_map<std::string_view, Id, TextHash>;
+using NameTable = absl::flat_hash_map<std::string_view, Id, TextHash, TextEq>;
 
 class Parser {
  public:
@@ -115,7 +116,7 @@ class Parser {
   // `key=value` texts that validated: a module repeats `dimensions={0}` and
   // `replica_groups=...` thousands of times, and the answer depends on the
   // text alone.
-  absl::flat_hash_set<std::string_view, TextHash> valid_attributes_;
+  absl::flat_hash_set<std::string_view, TextHash, TextEq> valid_attributes_;
 };
 
 }  // namespace hlo::internal

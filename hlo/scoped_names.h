@@ -64,7 +64,7 @@ class ScopedNames {
 
   static bool Matches(const Slot& slot, uint32_t hash, std::string_view name) {
     return slot.hash == hash && slot.size == name.size() &&
-           std::string_view(slot.data, slot.size) == name;
+           TextEq()(std::string_view(slot.data, slot.size), name);
   }
 
   // Doubles the table (at least 16 slots), keeping the scope's entries.

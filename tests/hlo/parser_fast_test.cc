@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo/lexer.h"
 #include "hlo/parser.h"
+#include "hlo/text_hash.h"
 
 namespace hlo {
 namespace {
@@ -223,6 +224,21 @@ TEST(ParserFastTest, NamesStayInTheirComputation) {
             "redefinition of 's'\nuse of undefined value 'b1'\n"
             "redefinition of 's'\nuse of undefined value 'b1'\n"
             "use of undefined value 's'\n");
+}
+
+// TextEq compares in words: a difference at every position of every length
+// around the word sizes is still seen.
+TEST(ParserFastTest, TextEqSeesEveryByte) {
+  for (size_t n = 0; n <= 40; ++n) {
+    const std::string a(n, 'x');
+    EXPECT_TRUE(TextEq()(a, std::string(n, 'x')));
+    EXPECT_FALSE(TextEq()(a, std::string(n + 1, 'x')));
+    for (size_t i = 0; i < n; ++i) {
+      std::string b = a;
+      b[i] = 'y';
+      EXPECT_FALSE(TextEq()(a, b)) << n << " " << i;
+    }
+  }
 }
 
 }  // namespace
