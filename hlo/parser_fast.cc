@@ -8,6 +8,8 @@
 // anything else (comments, line breaks, nested operands, a new shape, an
 // error) returns kNone and the general path reads that part, reporting what
 // it reports.
+#include <iterator>
+
 #include "hlo/parser_internal.h"
 
 namespace hlo::internal {
@@ -23,15 +25,35 @@ Offset Parser::FastEqual(Offset pos) const {
 
 // ` f32[2]{0}` or ` (f32[], s32[])`: only a shape text parsed before (the
 // intern table's key), which ParseShape would return the same way.
-Offset Parser::FastShape(Offset pos, Id* shape) const {
+Offset Parser::FastShape(Offset pos, Id* shape) {
   const Offset size = static_cast<Offset>(text_.size());
   if (size - pos < 2 || text_[pos] != ' ') return kNone;
   const Offset begin = pos + 1;
   if (!IsIdentStart(text_[begin]) && text_[begin] != '(') return kNone;
+  // A recent shape's text here ends where QuickShapeEnd would end it: the
+  // same bytes, and no '{' after them that it would take for a layout.
+  for (size_t k = 0; k < std::size(recent_shapes_); ++k) {
+    const RecentShape recent = recent_shapes_[k];
+    if (recent.id == kNone) break;
+    const Offset end = begin + recent.size;
+    if (end > size || (end < size && text_[end] == '{') ||
+        !TextEq()(text_.substr(begin, recent.size),
+                  text_.substr(recent.begin, recent.size))) {
+      continue;
+    }
+    for (size_t j = k; j > 0; --j) recent_shapes_[j] = recent_shapes_[j - 1];
+    recent_shapes_[0] = recent;
+    *shape = recent.id;
+    return end;
+  }
   const Offset end = QuickShapeEnd(begin);
   if (end == kNone) return kNone;
   auto it = shape_intern_.find(text_.substr(begin, end - begin));
   if (it == shape_intern_.end()) return kNone;
+  for (size_t j = std::size(recent_shapes_) - 1; j > 0; --j) {
+    recent_shapes_[j] = recent_shapes_[j - 1];
+  }
+  recent_shapes_[0] = RecentShape{begin, end - begin, it->second};
   *shape = it->second;
   return end;
 }
@@ -105,7 +127,7 @@ bool Parser::FastAttributeKey(Offset pos, Token* key) const {
 }
 
 // ` name: f32[2]{0}` in a computation's signature, after '(' or ','.
-Offset Parser::FastParameter(Offset pos, Parameter* param) const {
+Offset Parser::FastParameter(Offset pos, Parameter* param) {
   const Offset size = static_cast<Offset>(text_.size());
   Offset p = pos;
   if (p < size && text_[p] == ' ') ++p;

@@ -84,6 +84,13 @@ constexpr Case kCases[] = {
     {"  %y = f32[2]{0} custom-call-start(%p), custom_call_target=\"a\"",
      "  %y = f32[2]{0}  custom-call-start(%p), custom_call_target=\"a\""},
     {"  %z = f32[2]{0} add(%p, %q) , x=1", "  %z = f32[2]{0} add(%p,%q) , x=1"},
+    // A recent shape's text followed by '{' is a longer shape.
+    {"  %m = f32[2] add(%p, %q)\n  %m2 = f32[2] add(%p, %q)\n"
+     "  %n = f32[2]{0} add(%m, %q)\n  %o = (f32[2], f32[2]) tuple(%m, %n)\n"
+     "  %o2 = (f32[2], f32[2]){0} tuple(%m, %n)",
+     "  %m = f32[2]  add(%p, %q)\n  %m2 =  f32[2] add(%p, %q)\n"
+     "  %n =  f32[2]{0} add(%m, %q)\n  %o =  (f32[2], f32[2]) tuple(%m, %n)\n"
+     "  %o2 =  (f32[2], f32[2]){0} tuple(%m, %n)"},
     {"  %e = f32[2]{0} add(%p, %q), metadata=",
      "  %e = f32[2]{0} add(%p , %q), metadata="},
 };
