@@ -81,6 +81,43 @@ Offset SkipPlainIdentChars(const char* data, Offset p, Offset size) {
   return p;
 }
 
+// The first byte at or after data[p] that ScanBalanced must look at: a
+// bracket, '"' or '/'. Long values (shardings, replica groups, tuple
+// shapes) are mostly other bytes: 16 at a time where SSE2 is there.
+Offset SkipPlainBalancedBytes(const char* data, Offset p, Offset size) {
+#if defined(__SSE2__)
+  const __m128i parens = _mm_set1_epi8(')');  // '(' | 1 and ')'
+  const __m128i open = _mm_set1_epi8('{');    // '[' | 0x20 and '{'
+  const __m128i close = _mm_set1_epi8('}');   // ']' | 0x20 and '}'
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i slash = _mm_set1_epi8('/');
+  const __m128i one = _mm_set1_epi8(1);
+  const __m128i case_bit = _mm_set1_epi8(0x20);
+  while (p + 16 <= size) {
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + p));
+    const __m128i folded = _mm_or_si128(v, case_bit);
+    const __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_or_si128(v, one), parens),
+                     _mm_cmpeq_epi8(folded, open)),
+        _mm_or_si128(
+            _mm_cmpeq_epi8(folded, close),
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash))));
+    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    if (mask != 0) return p + static_cast<Offset>(std::countr_zero(mask));
+    p += 16;
+  }
+#endif
+  for (; p < size; ++p) {
+    const char c = data[p];
+    if (c == '{' || c == '}' || c == '(' || c == ')' || c == '[' || c == ']' ||
+        c == '"' || c == '/') {
+      break;
+    }
+  }
+  return p;
+}
+
 }  // namespace
 
 Lexer::Lexer(std::string_view text) : text_(text) {
@@ -447,7 +484,7 @@ Offset ScanBalanced(std::string_view text, Offset begin) {
         }
         break;
       default:
-        ++i;
+        i = SkipPlainBalancedBytes(text.data(), i + 1, size);
         break;
     }
   }

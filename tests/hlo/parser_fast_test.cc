@@ -3,6 +3,7 @@
 // respelled with extra blanks and comments (which they refuse, so the
 // general path reads it); the two syntax models must describe the same
 // module, and errors met half way through a line must be the general path's.
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -245,6 +246,55 @@ TEST(ParserFastTest, TextEqSeesEveryByte) {
       b[i] = 'y';
       EXPECT_FALSE(TextEq()(a, b)) << n << " " << i;
     }
+  }
+}
+
+// ScanBalanced skips plain bytes 16 at a time: it must stop where a byte by
+// byte scan stops, whatever the offsets of brackets, strings and comments.
+Offset ScanBalancedByteByByte(std::string_view text, Offset begin) {
+  uint32_t depth = 0;
+  for (Offset i = begin; i < text.size();) {
+    const char c = text[i];
+    if (c == '{' || c == '(' || c == '[') {
+      ++depth;
+      ++i;
+    } else if (c == '}' || c == ')' || c == ']') {
+      ++i;
+      if (--depth == 0) return i;
+    } else if (c == '"') {
+      const Offset end = ScanString(text, i);
+      if (end == kNone) return kNone;
+      i = end;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      const size_t end = text.find("*/", i + 2);
+      if (end == std::string_view::npos) return kNone;
+      i = static_cast<Offset>(end) + 2;
+    } else {
+      ++i;
+    }
+  }
+  return kNone;
+}
+
+TEST(ParserFastTest, ScanBalancedStopsWhereAByteScanStops) {
+  constexpr std::string_view kPieces[] = {
+      "{", "}",   "(",          ")",
+      "[", "]",   "\"a}\"",     "/*)*/",
+      "/", "x",   "abcdefghij", "0,1,2,3,4,5,6,7,8,9,10,11,12",
+      " ", "\n",  "<=",         "\\",
+      "'", "\x80"};
+  uint32_t seed = 1;
+  auto next = [&] {
+    seed = seed * 1103515245u + 12345u;
+    return seed >> 8;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = "{";
+    const int pieces = static_cast<int>(next() % 40);
+    for (int k = 0; k < pieces; ++k) {
+      text += kPieces[next() % std::size(kPieces)];
+    }
+    EXPECT_EQ(ScanBalanced(text, 0), ScanBalancedByteByByte(text, 0)) << text;
   }
 }
 
