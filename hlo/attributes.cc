@@ -242,7 +242,8 @@ constexpr KeyKind kKnownKeys[] = {
 // search of string compares.
 std::optional<Kind> KindOf(std::string_view key) {
   static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<std::string_view, Kind, TextHash>();
+    auto* t =
+        new absl::flat_hash_map<std::string_view, Kind, TextHash, TextEq>();
     for (const KeyKind& entry : kKnownKeys) t->emplace(entry.key, entry.kind);
     return t;
   }();

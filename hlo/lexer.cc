@@ -81,6 +81,43 @@ Offset SkipPlainIdentChars(const char* data, Offset p, Offset size) {
   return p;
 }
 
+// The first byte at or after data[p] that ScanBalanced must look at: a
+// bracket, '"' or '/'. Long values (shardings, replica groups, tuple
+// shapes) are mostly other bytes: 16 at a time where SSE2 is there.
+Offset SkipPlainBalancedBytes(const char* data, Offset p, Offset size) {
+#if defined(__SSE2__)
+  const __m128i parens = _mm_set1_epi8(')');  // '(' | 1 and ')'
+  const __m128i open = _mm_set1_epi8('{');    // '[' | 0x20 and '{'
+  const __m128i close = _mm_set1_epi8('}');   // ']' | 0x20 and '}'
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i slash = _mm_set1_epi8('/');
+  const __m128i one = _mm_set1_epi8(1);
+  const __m128i case_bit = _mm_set1_epi8(0x20);
+  while (p + 16 <= size) {
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + p));
+    const __m128i folded = _mm_or_si128(v, case_bit);
+    const __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_or_si128(v, one), parens),
+                     _mm_cmpeq_epi8(folded, open)),
+        _mm_or_si128(
+            _mm_cmpeq_epi8(folded, close),
+            _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash))));
+    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hit));
+    if (mask != 0) return p + static_cast<Offset>(std::countr_zero(mask));
+    p += 16;
+  }
+#endif
+  for (; p < size; ++p) {
+    const char c = data[p];
+    if (c == '{' || c == '}' || c == '(' || c == ')' || c == '[' || c == ']' ||
+        c == '"' || c == '/') {
+      break;
+    }
+  }
+  return p;
+}
+
 }  // namespace
 
 Lexer::Lexer(std::string_view text) : text_(text) {
@@ -200,6 +237,23 @@ Offset Lexer::SkipTrivia() {
   return pos_;
 }
 
+// The end of a line break and the indent of the next line when a token
+// follows them directly (most instruction lines); kNone when SkipTrivia
+// has more to do: a log prefix, a comment, a `#` or `***` line, a blank
+// line.
+Offset Lexer::LineIndentEnd() const {
+  if (at_line_start_ || log_mode_ || text_[pos_] != '\n') return kNone;
+  const Offset size = static_cast<Offset>(text_.size());
+  Offset p = pos_ + 1;
+  while (p < size && (text_[p] == ' ' || text_[p] == '\t')) ++p;
+  if (p >= size) return kNone;
+  const char c = text_[p];
+  if (HasCharBits(c, lexer_internal::kTriviaStart) || c == '#' || c == '*') {
+    return kNone;
+  }
+  return p;
+}
+
 Token Lexer::Lex() {
   // Most tokens follow another one directly or after one blank: only
   // line starts, runs of blanks and comments need SkipTrivia.
@@ -209,6 +263,8 @@ Token Lexer::Lex() {
     if (!at_line_start_ && text_[pos_] == ' ' && pos_ + 1 < size &&
         !HasCharBits(text_[pos_ + 1], lexer_internal::kTriviaStart)) {
       ++pos_;
+    } else if (Offset p = LineIndentEnd(); p != kNone) {
+      pos_ = p;  // what SkipTrivia and MaybeSkipLinePrefix would do
     } else {
       SkipTrivia();
     }
@@ -320,10 +376,12 @@ Token Lexer::Lex() {
   return Make(TokenKind::kError, begin);
 }
 
-void Lexer::ScanIdentTail() {
-  const char* data = text_.data();
-  const Offset size = static_cast<Offset>(text_.size());
-  Offset p = pos_;
+void Lexer::ScanIdentTail() { pos_ = hlo::ScanIdentTail(text_, pos_); }
+
+Offset ScanIdentTail(std::string_view text, Offset pos) {
+  const char* data = text.data();
+  const Offset size = static_cast<Offset>(text.size());
+  Offset p = pos;
   for (;;) {
     p = SkipPlainIdentChars(data, p, size);
     // "a->b": the '-' of an arrow is not part of the identifier.
@@ -333,7 +391,7 @@ void Lexer::ScanIdentTail() {
     }
     break;
   }
-  pos_ = p;
+  return p;
 }
 
 Token Lexer::LexNumber(Offset begin) {
@@ -426,7 +484,7 @@ Offset ScanBalanced(std::string_view text, Offset begin) {
         }
         break;
       default:
-        ++i;
+        i = SkipPlainBalancedBytes(text.data(), i + 1, size);
         break;
     }
   }

@@ -95,6 +95,7 @@ class Lexer {
   };
   Token Lex();
   void MaybeSkipLinePrefix();
+  Offset LineIndentEnd() const;
   Token Make(TokenKind kind, Offset begin) {
     return Token{kind, Span{begin, pos_}};
   }
@@ -149,6 +150,11 @@ inline bool IsIdentStart(char c) {
   return lexer_internal::kCharTable.bits[static_cast<uint8_t>(c)] &
          lexer_internal::kIdentStart;
 }
+
+// The end of the identifier tail starting at text[pos], by the lexer's rule
+// ([A-Za-z0-9_.-], but not the '-' of "->"); the parser's raw readers use it
+// to stay token for token what the lexer would produce.
+Offset ScanIdentTail(std::string_view text, Offset pos);
 
 // Scans a balanced bracketed value starting at text[begin] (one of '{', '(',
 // '['), skipping strings and comments. Returns the offset after the matching

@@ -169,7 +169,7 @@ class OpcodeTable {
     for (size_t i = TextHash()(name) & kMask;; i = (i + 1) & kMask) {
       const Slot& slot = slots_[i];
       if (slot.opcode == Opcode::kUnknown) return std::nullopt;
-      if (slot.name == name) return slot.opcode;
+      if (TextEq()(slot.name, name)) return slot.opcode;
     }
   }
 

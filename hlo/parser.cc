@@ -430,34 +430,62 @@ bool Parser::ParseSignature(Computation* comp) {
   lexer_.Next();  // '('
   Id first = static_cast<Id>(file_.parameters.size());
   if (lexer_.Peek().kind != TokenKind::kRParen) {
+    // `pos` is where the lexer would be: FastParameter (parser_fast.cc)
+    // reads `name: shape` raw when it can.
+    Offset pos = lexer_.pos();
     while (true) {
-      Token name = lexer_.Next();
       Parameter param;
-      if (name.kind == TokenKind::kName) {
-        param.name = Span{name.span.begin + 1, name.span.end};
-      } else if (name.kind == TokenKind::kIdent) {
-        param.name = name.span;
+      if (Offset p = FastParameter(pos, &param); p != kNone) {
+        pos = p;
       } else {
-        ErrorExpected("a parameter name", name);
-        return false;
+        SyncLexer(pos);
+        Token name = lexer_.Next();
+        if (name.kind == TokenKind::kName) {
+          param.name = Span{name.span.begin + 1, name.span.end};
+        } else if (name.kind == TokenKind::kIdent) {
+          param.name = name.span;
+        } else {
+          ErrorExpected("a parameter name", name);
+          return false;
+        }
+        // Old printers wrote `(p0 f32[2])` without the colon.
+        if (lexer_.Peek().kind == TokenKind::kColon) lexer_.Next();
+        param.shape = ParseShape(0);
+        if (param.shape == kNone) return false;
+        pos = lexer_.pos();
       }
-      // Old printers wrote `(p0 f32[2])` without the colon.
-      if (lexer_.Peek().kind == TokenKind::kColon) lexer_.Next();
-      param.shape = ParseShape(0);
-      if (param.shape == kNone) return false;
       file_.parameters.push_back(param);
+      if (pos < text_.size() && text_[pos] == ',') {
+        ++pos;
+        continue;
+      }
+      if (pos < text_.size() && text_[pos] == ')') {
+        ++pos;
+        break;
+      }
+      SyncLexer(pos);
       Token sep = lexer_.Next();
+      pos = lexer_.pos();
       if (sep.kind == TokenKind::kRParen) break;
       if (sep.kind != TokenKind::kComma) {
         ErrorExpected("',' or ')'", sep);
         return false;
       }
     }
+    SyncLexer(pos);
   } else {
     lexer_.Next();
   }
   comp->parameters =
       Slice{first, static_cast<Id>(file_.parameters.size()) - first};
+  // ` -> f32[2]{0}`: a result shape seen before is read raw too.
+  const Offset pos = lexer_.pos();
+  if (text_.substr(pos, 3) == " ->") {
+    if (Offset p = FastShape(pos + 3, &comp->result_shape); p != kNone) {
+      lexer_.Seek(p);
+      return true;
+    }
+  }
   if (!Expect(TokenKind::kArrow, "'->'")) return false;
   comp->result_shape = ParseShape(0);
   return comp->result_shape != kNone;

@@ -119,49 +119,82 @@ bool Parser::ParseInstruction(Id comp) {
     ErrorExpected("an instruction name", t);
     return false;
   }
-  if (!have_equal && !Expect(TokenKind::kEqual, "'='")) return false;
+  // `pos` is where the lexer would be: each step tries its raw reader
+  // (parser_fast.cc) and else syncs the lexer and takes the general path.
+  Offset pos = lexer_.pos();
+  if (!have_equal) {
+    if (Offset p = FastEqual(pos); p != kNone) {
+      pos = p;
+    } else {
+      if (!Expect(TokenKind::kEqual, "'='")) return false;
+      pos = lexer_.pos();
+    }
+  }
 
   const Id id = static_cast<Id>(file_.instructions.size());
   file_.instructions.push_back(inst);  // placeholder; nested ops follow it
 
-  if (LooksLikeShape(lexer_.Peek())) {
-    inst.shape = ParseShape(0);
-    if (inst.shape == kNone) {
-      inst.span = Span{begin, lexer_.pos()};
+  if (Offset p = FastShape(pos, &inst.shape); p != kNone) {
+    pos = p;
+  } else {
+    SyncLexer(pos);
+    if (LooksLikeShape(lexer_.Peek())) {
+      inst.shape = ParseShape(0);
+      if (inst.shape == kNone) {
+        inst.span = Span{begin, lexer_.pos()};
+        file_.instructions[id] = inst;
+        return false;
+      }
+    }
+    pos = lexer_.pos();
+  }
+  Token opcode;
+  Offset paren;
+  if (Offset p = FastOpcode(pos, &opcode); p != kNone) {
+    ResolveOpcode(opcode, &inst);
+    paren = p;
+    pos = p + 1;
+  } else {
+    SyncLexer(pos);
+    opcode = lexer_.Next();
+    if (opcode.kind != TokenKind::kIdent) {
+      ErrorExpected(inst.shape == kNone ? "a shape or an opcode" : "an opcode",
+                    opcode);
+      inst.span = Span{begin, opcode.span.begin};
       file_.instructions[id] = inst;
       return false;
     }
+    ResolveOpcode(opcode, &inst);  // an unknown opcode still parses on
+    Token paren_token;
+    if (!Expect(TokenKind::kLParen, "'('", &paren_token)) {
+      inst.span = Span{begin, opcode.span.end};
+      file_.instructions[id] = inst;
+      return false;
+    }
+    paren = paren_token.span.begin;
+    pos = lexer_.pos();
   }
-  Token opcode = lexer_.Next();
-  if (opcode.kind != TokenKind::kIdent) {
-    ErrorExpected(inst.shape == kNone ? "a shape or an opcode" : "an opcode",
-                  opcode);
-    inst.span = Span{begin, opcode.span.begin};
-    file_.instructions[id] = inst;
-    return false;
-  }
-  ResolveOpcode(opcode, &inst);  // an unknown opcode still parses on
-  Token paren;
-  if (!Expect(TokenKind::kLParen, "'('", &paren)) {
-    inst.span = Span{begin, opcode.span.end};
-    file_.instructions[id] = inst;
-    return false;
-  }
-  inst.operand_list.begin = paren.span.begin;
-  bool ok;
+  inst.operand_list.begin = paren;
+  bool ok = true;
   if (inst.opcode == Opcode::kConstant || inst.opcode == Opcode::kParameter) {
+    SyncLexer(pos);
     ok = ParseRawOperandList(&inst);
+    pos = lexer_.pos();
+  } else if (Offset p = FastOperandList(pos, &inst.operands); p != kNone) {
+    pos = p;
   } else {
+    SyncLexer(pos);
     ok = ParseOperandList(0, &inst.operands);
+    pos = lexer_.pos();
   }
-  inst.operand_list.end = lexer_.pos();
-  inst.span = Span{begin, lexer_.pos()};
+  inst.operand_list.end = pos;
+  inst.span = Span{begin, pos};
   inst.attributes = Slice{static_cast<Id>(file_.attributes.size()), 0};
   inst.called = Slice{static_cast<Id>(file_.computation_refs.size()), 0};
   inst.control_predecessors = Slice{static_cast<Id>(file_.name_refs.size()), 0};
   file_.instructions[id] = inst;
   if (!ok) return false;
-  return ParseAttributes(id);
+  return ParseAttributes(id, pos);
 }
 
 // `constant(...)` holds a literal and `parameter(N)` a number: both are kept
@@ -302,31 +335,38 @@ bool Parser::ParseNestedInstruction(const Token& opcode, Id shape, int depth,
   return ok;
 }
 
-bool Parser::ParseAttributes(Id id) {
+// `pos`: where the lexer would be, after the operand list.
+bool Parser::ParseAttributes(Id id, Offset pos) {
   const Id first_attr = static_cast<Id>(file_.attributes.size());
   const Id first_ref = static_cast<Id>(file_.computation_refs.size());
   const Id first_pred = static_cast<Id>(file_.name_refs.size());
   Offset end = file_.instructions[id].span.end;
   bool ok = true;
   Id last_attr = kNone;
-  while (lexer_.Peek().kind == TokenKind::kComma) {
-    lexer_.Next();
-    Token key = lexer_.Peek();
-    if (key.kind != TokenKind::kAttrName) {
-      // The printer's fallback `calls=%a, %b` lists computations unbraced.
-      if (last_attr != kNone &&
-          (key.kind == TokenKind::kName || key.kind == TokenKind::kIdent) &&
-          IsComputationRefKey(Text(file_.attributes[last_attr].key))) {
-        lexer_.Next();
-        AppendExtraCalledName(id, last_attr, key);
-        end = key.span.end;
-        continue;
+  while (true) {
+    Token key;
+    if (!FastAttributeKey(pos, &key)) {
+      SyncLexer(pos);
+      if (lexer_.Peek().kind != TokenKind::kComma) break;
+      lexer_.Next();
+      key = lexer_.Peek();
+      if (key.kind != TokenKind::kAttrName) {
+        // The printer's fallback `calls=%a, %b` lists computations unbraced.
+        if (last_attr != kNone &&
+            (key.kind == TokenKind::kName || key.kind == TokenKind::kIdent) &&
+            IsComputationRefKey(Text(file_.attributes[last_attr].key))) {
+          lexer_.Next();
+          AppendExtraCalledName(id, last_attr, key);
+          end = key.span.end;
+          pos = lexer_.pos();
+          continue;
+        }
+        ErrorExpected("an attribute such as 'dimensions='", key);
+        ok = false;
+        break;
       }
-      ErrorExpected("an attribute such as 'dimensions='", key);
-      ok = false;
-      break;
+      lexer_.Next();
     }
-    lexer_.Next();
     Id attr;
     if (!ParseAttributeValue(key, &attr)) {
       ok = false;
@@ -334,6 +374,7 @@ bool Parser::ParseAttributes(Id id) {
     }
     last_attr = attr;
     end = file_.attributes[attr].span.end;
+    pos = end;
     std::string_view key_text = Text(key.span);
     for (Id a = first_attr; a < attr; ++a) {
       if (Text(file_.attributes[a].key) == key_text) {
@@ -357,6 +398,7 @@ bool Parser::ParseAttributes(Id id) {
       Slice{first_pred, static_cast<Id>(file_.name_refs.size()) - first_pred};
   inst.span.end = end;
   if (!ok) return false;
+  SyncLexer(pos);
   Token next = lexer_.Peek();
   switch (next.kind) {
     case TokenKind::kName:
@@ -380,6 +422,10 @@ bool Parser::ParseAttributeValue(const Token& key, Id* out) {
   Offset end = begin < text_.size()
                    ? ScanAttributeValue(begin, key_text == "literal")
                    : begin;
+  if (end == kNone || end == begin) {
+    // The key may have been read raw: the lexer belongs after its '='.
+    lexer_.Seek(key.span.end + 1);
+  }
   if (end == kNone) {
     Error(Span{begin, begin + 1},
           absl::StrCat("unterminated value of '", ToAbsl(key_text), "'"));
@@ -397,13 +443,16 @@ bool Parser::ParseAttributeValue(const Token& key, Id* out) {
   *out = static_cast<Id>(file_.attributes.size());
   file_.attributes.push_back(attr);
   lexer_.Seek(end);
-  if (options_.validate_attributes) {
+  if (options_.validate_attributes &&
+      !valid_attributes_.contains(Text(attr.span))) {
     if (auto error = ValidateAttributeValue(key_text, Text(attr.value))) {
       Offset at = std::min<Offset>(begin + error->offset, end);
       Offset to =
           std::min<Offset>(at + std::max<uint32_t>(error->length, 1), end);
       Error(Span{at, std::max(to, at)},
             absl::StrCat("invalid '", ToAbsl(key_text), "': ", error->message));
+    } else {
+      valid_attributes_.insert(Text(attr.span));
     }
   }
   return true;

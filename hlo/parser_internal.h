@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "hlo/lexer.h"
 #include "hlo/parser.h"
 #include "hlo/scoped_names.h"
@@ -21,8 +22,9 @@ namespace hlo::internal {
 // never a stack overflow.
 inline constexpr int kMaxDepth = 128;
 
+using ::hlo::TextEq;
 using ::hlo::TextHash;  // hlo/text_hash.h
-using NameTable = absl::flat_hash_map<std::string_view, Id, TextHash>;
+using NameTable = absl::flat_hash_map<std::string_view, Id, TextHash, TextEq>;
 
 class Parser {
  public:
@@ -66,12 +68,27 @@ class Parser {
   bool ResolveOpcode(const Token& token, Instruction* inst);
   bool ParseRawOperandList(Instruction* inst);
   void CheckConstant(const Instruction& inst, Offset end);
-  bool ParseAttributes(Id inst);
+  bool ParseAttributes(Id inst, Offset pos);
   bool ParseAttributeValue(const Token& key, Id* attr);
   Offset ScanAttributeValue(Offset begin, bool allow_trailing_group);
   void RecordComputationRefs(Id inst, Id attr);
   void RecordControlPredecessors(Id attr);
   bool AppendExtraCalledName(Id inst, Id attr, const Token& name);
+
+  // The common instruction line, `%a = f32[2]{0} add(%b, %c), k=v`, read
+  // straight from the bytes (parser_fast.cc). Each reader starts where the
+  // lexer would be and returns where it would be after the same tokens, or
+  // kNone (having changed nothing) where the general path must take over;
+  // the lexer is Seek-ed to the raw position before any general step.
+  Offset FastEqual(Offset pos) const;
+  Offset FastShape(Offset pos, Id* shape);
+  Offset FastOpcode(Offset pos, Token* opcode) const;
+  Offset FastOperandList(Offset pos, Slice* operands);
+  bool FastAttributeKey(Offset pos, Token* key) const;
+  Offset FastParameter(Offset pos, Parameter* param);
+  void SyncLexer(Offset pos) {
+    if (lexer_.pos() != pos) lexer_.Seek(pos);
+  }
 
   // Shapes (parser_shape.cc).
   Id ParseShape(int depth);
@@ -95,7 +112,21 @@ class Parser {
   ScopedNames computation_names_;
   // Identical shape texts share one Shape entry.
   NameTable shape_intern_;
+  // The shape texts FastShape found last, most recent first: neighbouring
+  // instructions mostly repeat one (78% of the benchmark module's shapes
+  // are among the last four), and comparing costs less than finding the
+  // text's end and hashing it.
+  struct RecentShape {
+    Offset begin = 0;
+    Offset size = 0;
+    Id id = kNone;
+  };
+  RecentShape recent_shapes_[4];
   std::vector<uint8_t> dynamic_scratch_;
+  // `key=value` texts that validated: a module repeats `dimensions={0}` and
+  // `replica_groups=...` thousands of times, and the answer depends on the
+  // text alone.
+  absl::flat_hash_set<std::string_view, TextHash, TextEq> valid_attributes_;
 };
 
 }  // namespace hlo::internal

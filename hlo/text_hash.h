@@ -43,6 +43,40 @@ struct TextHash {
   }
 };
 
+// Equality for the same tables: their keys are mostly 4 to 32 bytes, where
+// a call to memcmp costs more than comparing inline, 8 bytes at a time.
+struct TextEq {
+  bool operator()(std::string_view a, std::string_view b) const {
+    const size_t n = a.size();
+    if (n != b.size()) return false;
+    const char* p = a.data();
+    const char* q = b.data();
+    if (n > 32) return std::memcmp(p, q, n) == 0;
+    auto word = [](const char* at) {
+      uint64_t w;
+      std::memcpy(&w, at, 8);
+      return w;
+    };
+    auto half = [](const char* at) {
+      uint32_t w;
+      std::memcpy(&w, at, 4);
+      return w;
+    };
+    if (n >= 8) {
+      // Whole words, then the last 8 bytes (overlapping the last word).
+      for (size_t i = 0; i + 8 < n; i += 8) {
+        if (word(p + i) != word(q + i)) return false;
+      }
+      return word(p + n - 8) == word(q + n - 8);
+    }
+    if (n >= 4) return half(p) == half(q) && half(p + n - 4) == half(q + n - 4);
+    for (size_t i = 0; i < n; ++i) {
+      if (p[i] != q[i]) return false;
+    }
+    return true;
+  }
+};
+
 }  // namespace hlo
 
 #endif  // HLO_LSP_HLO_TEXT_HASH_H_

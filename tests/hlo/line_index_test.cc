@@ -1,5 +1,7 @@
 #include "hlo/line_index.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace hlo {
@@ -35,6 +37,35 @@ TEST(LineIndexTest, AsciiLinesShortcutOnlyWhereTheyAreAscii) {
   EXPECT_EQ(index.ToLineColumn(10, ColumnUnit::kUtf16CodeUnits).column, 2u);
   EXPECT_EQ(index.ToOffset({1, 1}, ColumnUnit::kUtf16CodeUnits), 6u);
   EXPECT_EQ(index.ToOffset({2, 2}, ColumnUnit::kUtf16CodeUnits), 10u);
+}
+
+// The line breaks and the high-bit bytes are found 64 bytes at a time: a
+// break or a non-ASCII byte at every position around those rounds.
+TEST(LineIndexTest, BreaksAndNonAsciiBytesAtEveryBlockPosition) {
+  for (size_t size : {0u, 1u, 15u, 16u, 63u, 64u, 65u, 130u, 200u}) {
+    for (size_t at = 0; at < size; ++at) {
+      std::string text(size, 'a');
+      text[at] = '\n';
+      LineIndex lines(text);
+      ASSERT_EQ(lines.line_count(), 2u) << size << " " << at;
+      EXPECT_EQ(lines.LineStart(1), at + 1) << size << " " << at;
+      EXPECT_EQ(lines
+                    .ToLineColumn(static_cast<Offset>(size),
+                                  ColumnUnit::kUtf16CodeUnits)
+                    .column,
+                size - at - 1);
+      if (at + 1 == size) continue;
+      text[at] = '\xC3';  // "é": two bytes, one UTF-16 unit
+      text[at + 1] = '\xA9';
+      LineIndex high(text);
+      EXPECT_EQ(high.line_count(), 1u);
+      EXPECT_EQ(high.ToLineColumn(static_cast<Offset>(size),
+                                  ColumnUnit::kUtf16CodeUnits)
+                    .column,
+                size - 1)
+          << size << " " << at;
+    }
+  }
 }
 
 }  // namespace
