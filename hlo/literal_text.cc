@@ -71,6 +71,19 @@ struct Number {
   size_t begin = 0;
 };
 
+// XLA's words for an integer outside its type: "value 300 is out of range
+// for literal's primitive type U8 namely [0, 255]."
+bool FailRange(attr_internal::Scanner& s, const Number& n, PrimitiveType type,
+               const std::string& min, const std::string& max) {
+  std::string name(PrimitiveTypeName(type));
+  for (char& c : name) c = static_cast<char>(std::toupper(c));
+  return s.Fail(
+      n.begin, s.pos(),
+      attr_internal::Cat("value ", s.text().substr(n.begin, s.pos() - n.begin),
+                         " is out of range for literal's primitive type ", name,
+                         " namely [", min, ", ", max, "]."));
+}
+
 bool StartsWordAt(std::string_view text, size_t at, std::string_view word) {
   return text.substr(at, word.size()) == word &&
          (at + word.size() >= text.size() ||
@@ -243,9 +256,8 @@ bool ParseElement(Scanner& s, PrimitiveType type, LiteralValue* out) {
       int bits = PrimitiveTypeBitWidth(type);
       uint64_t limit = uint64_t{1} << (bits - 1);  // |min|; max is limit-1
       if (n.negative ? n.magnitude > limit : n.magnitude >= limit) {
-        return s.Fail(n.begin, s.pos(),
-                      attr_internal::Cat("value out of range for ",
-                                         PrimitiveTypeName(type)));
+        return FailRange(s, n, type, "-" + std::to_string(limit),
+                         std::to_string(limit - 1));
       }
       out->ints.push_back(n.negative ? static_cast<int64_t>(0 - n.magnitude)
                                      : static_cast<int64_t>(n.magnitude));
@@ -258,12 +270,15 @@ bool ParseElement(Scanner& s, PrimitiveType type, LiteralValue* out) {
       int bits = PrimitiveTypeBitWidth(type);
       uint64_t max = bits >= 64 ? std::numeric_limits<uint64_t>::max()
                                 : (uint64_t{1} << bits) - 1;
-      if ((n.negative && n.magnitude != 0) || n.magnitude > max) {
-        return s.Fail(n.begin, s.pos(),
-                      attr_internal::Cat("value out of range for ",
-                                         PrimitiveTypeName(type)));
+      // XLA reads the number as an int64 and casts it to uint64 before the
+      // range check, so a negative value is its two's complement: u64[]
+      // constant(-1) is u64 max there, and valid; u32[] constant(-1) is not.
+      const bool negative = n.negative && n.magnitude != 0;
+      if (negative ? bits < 64 || n.magnitude > (uint64_t{1} << 63)
+                   : n.magnitude > max) {
+        return FailRange(s, n, type, "0", std::to_string(max));
       }
-      out->uints.push_back(n.magnitude);
+      out->uints.push_back(negative ? 0 - n.magnitude : n.magnitude);
       return true;
     }
     case Category::kFloat: {

@@ -48,7 +48,15 @@ TEST(LiteralTextTest, IntegerScalars) {
   EXPECT_THAT(Ok("-8", Arr(PrimitiveType::kS4)).ints, ElementsAre(-8));
 
   EXPECT_THAT(Err("128", Arr(PrimitiveType::kS8)),
-              HasSubstr("offset 0: value out of range for s8"));
+              HasSubstr("offset 0: value 128 is out of range for literal's "
+                        "primitive type S8 namely [-128, 127]."));
+  // XLA casts a negative integer to uint64 before its range check: -1 is a
+  // valid u64 (its maximum), and no narrower unsigned type takes it.
+  EXPECT_THAT(Ok("-1", Arr(PrimitiveType::kU64)).uints,
+              ElementsAre(std::numeric_limits<uint64_t>::max()));
+  EXPECT_THAT(Err("-1", Arr(PrimitiveType::kU4)),
+              HasSubstr("value -1 is out of range for literal's primitive type "
+                        "U4 namely [0, 15]."));
   EXPECT_THAT(Err("-1", Arr(PrimitiveType::kU32)), HasSubstr("out of range"));
   EXPECT_THAT(Err("8", Arr(PrimitiveType::kS4)), HasSubstr("out of range"));
   EXPECT_THAT(Err("18446744073709551616", Arr(PrimitiveType::kU64)),

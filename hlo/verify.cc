@@ -1,0 +1,48 @@
+#include "hlo/verify.h"
+
+#include "hlo/shape_inference.h"
+
+namespace hlo {
+
+bool ParseVerifierOptions(std::string_view list, VerifierOptions* options,
+                          std::string* bad) {
+  // XLA's HloVerifierOpts names the contract lists; those we do not act on
+  // yet are accepted (they only ever add findings XLA would add).
+  static constexpr std::string_view kNames[] = {
+      "default",
+      "layout_sensitive",
+      "allow_mixed_precision",
+      "verify_no_collective_deadlocks",
+      "verify_call_nested_computation_thread_name",
+      "verify_reshape_is_bitcast",
+      "verify_no_host_memory_space",
+      "verify_instruction_name_unchanged",
+      "verify_broadcast_dimensions_order",
+      "allow_scalar_index_dynamic_ops"};
+  *options = VerifierOptions{.allow_mixed_precision = false};
+  for (size_t start = 0; start <= list.size();) {
+    size_t end = list.find(',', start);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view name = list.substr(start, end - start);
+    bool known = false;
+    for (std::string_view k : kNames) known |= name == k;
+    if (!known) {
+      *bad = std::string(name);
+      return false;
+    }
+    if (name == "allow_mixed_precision") options->allow_mixed_precision = true;
+    if (name == "layout_sensitive") options->layout_sensitive = true;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::vector<Diagnostic> Verify(const ParsedFile& file,
+                               const VerifierOptions& options) {
+  std::vector<Diagnostic> out =
+      CheckShapes(file, ShapeCheckOptions{.allow_mixed_precision =
+                                              options.allow_mixed_precision});
+  return out;
+}
+
+}  // namespace hlo
