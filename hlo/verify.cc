@@ -1,6 +1,7 @@
 #include "hlo/verify.h"
 
 #include "hlo/shape_inference.h"
+#include "hlo/verify_internal.h"
 
 namespace hlo {
 
@@ -42,6 +43,13 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   std::vector<Diagnostic> out =
       CheckShapes(file, ShapeCheckOptions{.allow_mixed_precision =
                                               options.allow_mixed_precision});
+  const verify_internal::Findings findings{file, &out};
+  verify_internal::CheckModules(findings);
+  verify_internal::CheckOperandCounts(findings);
+  verify_internal::CheckSignatures(findings);
+  verify_internal::CheckAsyncPairs(findings);
+  verify_internal::CheckCalledComputations(findings,
+                                           options.allow_mixed_precision);
   return out;
 }
 

@@ -1,0 +1,35 @@
+// The verifier's check families (hlo/verify_*.cc), each pure: the syntax
+// model in, findings appended. Only hlo/verify.cc calls them.
+#ifndef HLO_LSP_HLO_VERIFY_INTERNAL_H_
+#define HLO_LSP_HLO_VERIFY_INTERNAL_H_
+
+#include <string>
+#include <vector>
+
+#include "hlo/syntax.h"
+
+namespace hlo::verify_internal {
+
+struct Findings {
+  const ParsedFile& file;
+  std::vector<Diagnostic>* out;
+  void Error(Span span, std::string message) const {
+    out->push_back(Diagnostic{span, Severity::kError, std::move(message)});
+  }
+};
+
+// The module as a whole: an empty file, a module without an entry.
+void CheckModules(const Findings& f);
+// Operand counts per opcode (XLA's parser's "expects N operands").
+void CheckOperandCounts(const Findings& f);
+// Start/done pairs and their one-consumer rule.
+void CheckAsyncPairs(const Findings& f);
+// Shapes XLA's parser compares: computation results against roots, written
+// operand shapes, infeed tuples, conditional branch indices.
+void CheckSignatures(const Findings& f);
+// Called computations against their call sites.
+void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
+
+}  // namespace hlo::verify_internal
+
+#endif  // HLO_LSP_HLO_VERIFY_INTERNAL_H_

@@ -1,0 +1,165 @@
+// hlo::Verify's own checks (hlo/verify_*.cc), one small module each: the
+// finding, its words (close to XLA's) and the text it points at.
+#include "hlo/verify.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/parser.h"
+
+namespace hlo {
+namespace {
+
+struct Result {
+  std::string text;
+  std::unique_ptr<ParsedFile> file;
+  std::vector<Diagnostic> findings;
+  // "message @ the text it points at" per finding.
+  std::vector<std::string> Lines() const {
+    std::vector<std::string> out;
+    for (const Diagnostic& d : findings) {
+      out.push_back(d.message + " @ " + std::string(file->Text(d.span)));
+    }
+    return out;
+  }
+};
+
+// The text must outlive the ParsedFile: both live in the Result.
+std::unique_ptr<Result> Check(std::string text) {
+  auto r = std::make_unique<Result>();
+  r->text = std::move(text);
+  r->file = Parse(r->text);
+  EXPECT_FALSE(r->file->HasErrors())
+      << (r->file->diagnostics.empty() ? "" : r->file->diagnostics[0].message);
+  r->findings = Verify(*r->file, VerifierOptions{});
+  return r;
+}
+
+using ::testing::ElementsAre;
+
+TEST(VerifyTest, EmptyTextIsAnError) {
+  EXPECT_THAT(Check("")->Lines(),
+              ElementsAre("expects an HLO module or instruction, the text is "
+                          "empty @ "));
+  EXPECT_EQ(Check("// only a comment\n")->findings.size(), 1u);
+}
+
+TEST(VerifyTest, OperandCount) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p, p)
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("expects 1 operands, but has 2 operands @ (p, p)"));
+}
+
+TEST(VerifyTest, StartNeedsOneConsumer) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  p = f32[2] parameter(0)
+  s = (f32[2], f32[2]) collective-permute-start(p), source_target_pairs={{0,1}}
+  d0 = f32[2] collective-permute-done(s)
+  d1 = f32[2] collective-permute-done(s)
+  ROOT t = (f32[2], f32[2]) tuple(d0, d1)
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("The collective-permute-start instruction requires "
+                          "one consumer, found 2 @ s"));
+}
+
+TEST(VerifyTest, DoneNeedsItsStart) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  p = f32[2] parameter(0)
+  t = (f32[2], f32[2], u32[]) tuple(p, p, u32[] constant(0))
+  ROOT d = f32[2] copy-done(t)
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("The operand of a copy-done instruction needs to be "
+                          "copy-start, found tuple @ t"));
+}
+
+constexpr char kWhile[] = R"(HloModule m
+cond {
+  c = s32[] parameter(0)
+  ROOT r = %s constant(0)
+}
+body {
+  ROOT b = s32[] parameter(0)
+}
+ENTRY e {
+  p = %s parameter(0)
+  ROOT w = s32[] while(p), condition=cond, body=body
+})";
+
+std::string WhileModule(std::string cond_root, std::string init) {
+  std::string text = kWhile;
+  text.replace(text.find("%s"), 2, cond_root);
+  text.replace(text.find("%s"), 2, init);
+  return text;
+}
+
+TEST(VerifyTest, WhileConditionMustReturnPred) {
+  EXPECT_TRUE(Check(WhileModule("pred[]", "s32[]"))->findings.empty());
+  EXPECT_THAT(Check(WhileModule("s32[]", "s32[]"))->Lines(),
+              ElementsAre("Conditional computation shape does not lead to a "
+                          "scalar predicate shape: s32[] @ cond"));
+}
+
+TEST(VerifyTest, CallOperandsAgainstParameters) {
+  auto r = Check(R"(HloModule m
+f {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  q = f32[] parameter(1)
+  c = f32[] call(q, q, q), to_apply=f
+  ROOT d = f32[] call(p, q), to_apply=f
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("Expected computation f called from c to have 3 "
+                          "parameters, has 2 @ f",
+                          "Operand 0 (f32[4]) shape does not match "
+                          "parameter's (f32[]) in f @ p"));
+}
+
+TEST(VerifyTest, RootAgainstSignatureAndOperandShapes) {
+  auto r = Check(R"(HloModule m
+ENTRY e (p: f32[2]) -> f32[3] {
+  p = f32[2] parameter(0)
+  ROOT n = f32[2] negate(f32[5] p)
+})");
+  EXPECT_THAT(
+      r->Lines(),
+      ElementsAre("Shape of computation e, f32[3], is not compatible "
+                  "with that of its root instruction n, f32[2] @ f32[3]",
+                  "The declared operand shape f32[5] is not compatible "
+                  "with the shape of the operand instruction f32[2]. "
+                  "@ f32[5]"));
+}
+
+TEST(VerifyTest, InfeedAndConditionalIndex) {
+  auto r = Check(R"(HloModule m
+b {
+  ROOT x = f32[] parameter(0)
+}
+ENTRY e {
+  t = token[] after-all()
+  i = f32[] infeed(t)
+  k = f32[] constant(0)
+  ROOT c = f32[] conditional(k, i), branch_computations={b}
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("infeed must have a non-empty tuple shape @ f32[]",
+                          "The first operand must be a scalar of PRED or S32 "
+                          "@ k"));
+}
+
+}  // namespace
+}  // namespace hlo
