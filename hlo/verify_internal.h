@@ -27,6 +27,9 @@ void CheckAsyncPairs(const Findings& f);
 // Shapes XLA's parser compares: computation results against roots, written
 // operand shapes, infeed tuples, conditional branch indices.
 void CheckSignatures(const Findings& f);
+// Async wrappers: op shapes, what update/done restate, the wrapped
+// computation's signature, one async-start per wrapped computation.
+void CheckAsyncWrappers(const Findings& f, bool allow_mixed_precision);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 

@@ -161,5 +161,44 @@ ENTRY e {
                           "@ k"));
 }
 
+TEST(VerifyTest, AsyncChainRestatesItsStart) {
+  auto r = Check(R"(HloModule m
+w0 {
+  ROOT a = f32[2] parameter(0)
+}
+w1 {
+  ROOT b = f32[2] parameter(0)
+}
+ENTRY e {
+  p = f32[2] parameter(0)
+  s = ((f32[2]), f32[2], u32[]) async-start(p), calls=w0
+  ROOT d = f32[2] async-done(s), calls=w1, async_execution_thread="x"
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("Expect async_execution_thread to be main, but got "
+                          "x @ async_execution_thread=\"x\"",
+                          "Expect async_wrapped_computation to be w0, but got "
+                          "w1 @ w1"));
+}
+
+TEST(VerifyTest, AsyncStartShapes) {
+  auto r = Check(R"(HloModule m
+w {
+  ROOT a = f32[2] parameter(0)
+}
+ENTRY e {
+  p = f32[3] parameter(0)
+  s = ((f32[2]), f32[4], u32[]) async-start(p), calls=w
+  ROOT d = f32[4] async-done(s)
+})");
+  EXPECT_THAT(
+      r->Lines(),
+      ElementsAre("The async-start expects the shape of operand 0 to match the "
+                  "async shape at index {0} (f32[3] vs f32[2]). @ p",
+                  "The async-start expects the async shape at index {1} to "
+                  "match the async computation root shape (f32[4] vs f32[2]). "
+                  "@ w"));
+}
+
 }  // namespace
 }  // namespace hlo
