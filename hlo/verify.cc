@@ -48,6 +48,7 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckOperandCounts(findings);
   verify_internal::CheckSignatures(findings);
   verify_internal::CheckAsyncPairs(findings);
+  verify_internal::CheckCollectives(findings);
   verify_internal::CheckAsyncWrappers(findings, options.allow_mixed_precision);
   verify_internal::CheckCalledComputations(findings,
                                            options.allow_mixed_precision);

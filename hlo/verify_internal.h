@@ -30,6 +30,9 @@ void CheckSignatures(const Findings& f);
 // Async wrappers: op shapes, what update/done restate, the wrapped
 // computation's signature, one async-start per wrapped computation.
 void CheckAsyncWrappers(const Findings& f, bool allow_mixed_precision);
+// Collectives (replica groups, use_global_device_ids, source-target
+// pairs) and comparison types.
+void CheckCollectives(const Findings& f);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 

@@ -200,5 +200,31 @@ ENTRY e {
                   "@ w"));
 }
 
+TEST(VerifyTest, CollectivesAndComparisons) {
+  auto r = Check(R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  ar = f32[4] all-reduce(p), replica_groups={{0,1}}, use_global_device_ids=true, to_apply=add
+  g = f32[4] all-reduce(p), replica_groups={{0,0}}, to_apply=add
+  cp = f32[4] collective-permute(p), source_target_pairs={{0,1},{2,1}}
+  ROOT lt = pred[4] compare(p, p), direction=LT, type=SIGNED
+})");
+  EXPECT_THAT(
+      r->Lines(),
+      ElementsAre("Cannot have use_global_device_ids=true without channel_id "
+                  "@ use_global_device_ids=true",
+                  "Replica 0 is repeated in instruction's replica-groups @ "
+                  "replica_groups={{0,0}}",
+                  "Target 1 appears more than once in instruction's "
+                  "source-target pairs @ source_target_pairs={{0,1},{2,1}}",
+                  "Expected comparison type FLOAT or TOTALORDER. actual: "
+                  "SIGNED @ type=SIGNED"));
+}
+
 }  // namespace
 }  // namespace hlo
