@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "base/strings.h"
+#include "hlo/attributes.h"
 #include "hlo/shape_inference.h"
 #include "hlo/verify_internal.h"
 
@@ -56,9 +57,34 @@ void CheckOperandShapes(const Findings& f) {
   }
 }
 
+int64_t LeafCount(const InferredShape& shape) {
+  if (!shape.is_tuple()) return 1;
+  int64_t n = 0;
+  for (const InferredShape& e : shape.tuple) n += LeafCount(e);
+  return n;
+}
+
+// parameter_replication holds one flag per leaf buffer of the shape.
+void CheckReplication(const Findings& f, const Instruction& inst,
+                      const std::optional<InferredShape>& shape) {
+  const Attribute* a = f.file.FindAttribute(inst, "parameter_replication");
+  if (a == nullptr || !shape) return;
+  absl::StatusOr<std::vector<bool>> flags =
+      DecodeBoolList(f.file.Text(a->value));
+  if (!flags.ok()) return;
+  const int64_t leaves = LeafCount(*shape);
+  if (static_cast<int64_t>(flags->size()) == leaves) return;
+  f.Error(a->span, base::Cat("parameter has ", leaves,
+                             " leaf buffers, but parameter_replication has ",
+                             flags->size(), " elements"));
+}
+
 void CheckInstruction(const Findings& f, Id id) {
   const ParsedFile& file = f.file;
   const Instruction& inst = file.instructions[id];
+  if (inst.opcode == Opcode::kParameter) {
+    CheckReplication(f, inst, ShapeOf(file, id));
+  }
   if (inst.opcode == Opcode::kInfeed) {
     std::optional<InferredShape> shape = ShapeOf(file, id);
     if (shape && (!shape->is_tuple() || shape->tuple.empty())) {

@@ -47,6 +47,17 @@ TEST(VerifyTest, EmptyTextIsAnError) {
   EXPECT_EQ(Check("// only a comment\n")->findings.size(), 1u);
 }
 
+TEST(VerifyTest, BareInstructionIsValid) {
+  // XLA's parser takes one instruction without a module.
+  EXPECT_TRUE(Check("c = f32[] constant(1)")->findings.empty());
+  // Its operands written with a shape are parameters there.
+  EXPECT_TRUE(
+      Check("ROOT a = f32[2] add(f32[2] x, f32[2] y)\n")->findings.empty());
+  // One instruction only: a second one is outside any computation.
+  std::string two = "a = f32[] constant(1)\nb = f32[] constant(2)\n";
+  EXPECT_TRUE(Parse(two)->HasErrors());
+}
+
 TEST(VerifyTest, OperandCount) {
   auto r = Check(R"(HloModule m
 ENTRY e {
