@@ -33,6 +33,9 @@ bool ParseVerifierOptions(std::string_view list, VerifierOptions* options,
     }
     if (name == "allow_mixed_precision") options->allow_mixed_precision = true;
     if (name == "layout_sensitive") options->layout_sensitive = true;
+    if (name == "verify_call_nested_computation_thread_name") {
+      options->call_nested_computation_thread_name = true;
+    }
     start = end + 1;
   }
   return true;
@@ -49,6 +52,8 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckSignatures(findings);
   verify_internal::CheckAsyncPairs(findings);
   verify_internal::CheckCollectives(findings);
+  verify_internal::CheckThreads(findings,
+                                options.call_nested_computation_thread_name);
   verify_internal::CheckAsyncWrappers(findings, options.allow_mixed_precision);
   verify_internal::CheckCalledComputations(findings,
                                            options.allow_mixed_precision);

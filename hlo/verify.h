@@ -20,6 +20,9 @@ namespace hlo {
 struct VerifierOptions {
   bool allow_mixed_precision = true;
   bool layout_sensitive = false;
+  // verify_call_nested_computation_thread_name: calls, custom-calls and
+  // to_apply computations run on their caller's thread.
+  bool call_nested_computation_thread_name = false;
 };
 
 // Parses `--verify=LIST` (comma-separated HloVerifierOpts names, `default`

@@ -33,6 +33,8 @@ void CheckAsyncWrappers(const Findings& f, bool allow_mixed_precision);
 // Collectives (replica groups, use_global_device_ids, source-target
 // pairs) and comparison types.
 void CheckCollectives(const Findings& f);
+// Execution threads of called computations against their callers.
+void CheckThreads(const Findings& f, bool call_thread_names);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 

@@ -237,5 +237,24 @@ ENTRY e {
                   "SIGNED @ type=SIGNED"));
 }
 
+TEST(VerifyTest, CalledComputationsRunOnTheCallersThread) {
+  auto r = Check(R"(HloModule m
+cond {
+  a = s32[] parameter(0)
+  ROOT c = pred[] constant(true)
+}, execution_thread="other"
+body {
+  ROOT b = s32[] parameter(0)
+}
+ENTRY e {
+  p = s32[] parameter(0)
+  ROOT w = s32[] while(p), condition=cond, body=body
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("Callable instruction w expects parent computation "
+                          "thread name same as called computation's thread "
+                          "name (main vs other). @ cond"));
+}
+
 }  // namespace
 }  // namespace hlo
