@@ -35,6 +35,8 @@ void CheckAsyncWrappers(const Findings& f, bool allow_mixed_precision);
 void CheckCollectives(const Findings& f);
 // Execution threads of called computations against their callers.
 void CheckThreads(const Findings& f, bool call_thread_names);
+// Per-op rules: rng, iota, select, composite calls, one fp precision.
+void CheckOps(const Findings& f, bool allow_mixed_precision);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 

@@ -37,7 +37,9 @@ SOURCES = {
 # Fixture -> the --verify= list its HloVerifier runs with. Fixtures not here
 # (custom opts we have no switch for) are skipped.
 FIXTURES = {
-    "HloParserTest": "default",
+    # XLA's free ParseAndReturnVerifiedModule allows mixed precision (its
+    # TupleScatter case mixes f32 and bf16 operands).
+    "HloParserTest": "allow_mixed_precision",
     "HloVerifierTest": "default",
     "HloVerifierTestAllowMixedPrecision": "allow_mixed_precision",
     "HloVerifierTestLayoutSensitive": "layout_sensitive",
@@ -210,7 +212,7 @@ def main():
     if source == "parser":
       for function in ("CreateTestCases", "CreateShortTestCases"):
         for name, module in test_data(text, function):
-          cases.append((name, ("valid", "default", "-"), module))
+          cases.append((name, ("valid", "allow_mixed_precision", "-"), module))
     for fixture, name, body in blocks(text):
       mods = module_strings(body)
       got = label(source, fixture, body) if len(mods) == 1 else None

@@ -256,5 +256,36 @@ ENTRY e {
                           "name (main vs other). @ cond"));
 }
 
+TEST(VerifyTest, RngIotaAndMixedPrecision) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  a = s32[] constant(0)
+  b = s32[] constant(1)
+  rng = s32[10] rng(a, b), distribution=rng_normal
+  iota = s32[4] iota(), iota_dimension=1
+  x = f32[4] parameter(0)
+  y = bf16[4] parameter(1)
+  ROOT z = f32[4] add(x, y)
+})");
+  EXPECT_THAT(
+      r->Lines(),
+      ElementsAre("Element type not supported. Expected element to be "
+                  "FloatingPointType for RngNormal @ distribution=rng_normal",
+                  "The iota dimension cannot go beyond the operation rank or "
+                  "be negative. @ iota_dimension=1"));
+  // Without allow_mixed_precision, one precision per instruction.
+  VerifierOptions strict;
+  std::string bad;
+  ASSERT_TRUE(ParseVerifierOptions("default", &strict, &bad));
+  std::vector<std::string> messages;
+  for (const Diagnostic& d : Verify(*r->file, strict)) {
+    messages.push_back(d.message);
+  }
+  EXPECT_THAT(messages,
+              ::testing::Contains("Seen floating point types of different "
+                                  "precisions in z, but mixed precision is "
+                                  "disallowed."));
+}
+
 }  // namespace
 }  // namespace hlo
