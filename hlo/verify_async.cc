@@ -4,9 +4,11 @@
 // users() does.
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 #include "base/strings.h"
+#include "hlo/shape_inference.h"
 #include "hlo/verify_internal.h"
 
 namespace hlo::verify_internal {
@@ -89,6 +91,36 @@ bool IsAsyncWrappedRoot(const ParsedFile& file, const Instruction& inst) {
   return false;
 }
 
+// The start shapes every XLA version agrees on: copy-start is (operand,
+// operand, u32[]); a one-operand collective-permute-start is a tuple that
+// begins (operand, result, ...). (all-reduce-start changed form across
+// versions: not checked.)
+void CheckStartShape(const Findings& f, const Instruction& inst) {
+  const ParsedFile& file = f.file;
+  if (inst.operands.count != 1) return;
+  const Operand& operand = file.operands[inst.operands.begin];
+  if (operand.definition == kNone) return;
+  std::optional<InferredShape> in =
+      ShapeFromFile(file, file.instructions[operand.definition].shape);
+  std::optional<InferredShape> out = ShapeFromFile(file, inst.shape);
+  if (!in || !out) return;
+  InferredShape want{.element_type = PrimitiveType::kTuple};
+  bool ok = false;
+  if (inst.opcode == Opcode::kCopyStart) {
+    want.tuple = {*in, *in, InferredShape{.element_type = PrimitiveType::kU32}};
+    ok = ShapesCompatible(want, *out, false);
+  } else {
+    want.tuple = {*in, *in};
+    ok = out->is_tuple() && out->tuple.size() >= 2 &&
+         ShapesCompatible(out->tuple[0], *in, false);
+  }
+  if (ok) return;
+  f.Error(
+      file.shapes[inst.shape].span,
+      base::Cat("Expected instruction to have shape equal to ",
+                ShapeString(want), ", actual shape is ", ShapeString(*out)));
+}
+
 }  // namespace
 
 void CheckAsyncPairs(const Findings& f) {
@@ -115,12 +147,14 @@ void CheckAsyncPairs(const Findings& f) {
         SingleOperand(f, id, {kAllReduceStart});
         break;
       case kCopyStart:
+        CheckStartShape(f, inst);
         SingleUser(f, id, {kCopyDone});
         break;
       case kCopyDone:
         SingleOperand(f, id, {kCopyStart});
         break;
       case kCollectivePermuteStart:
+        CheckStartShape(f, inst);
         SingleUser(f, id, {kCollectivePermuteDone});
         break;
       case kCollectivePermuteDone:

@@ -287,5 +287,18 @@ ENTRY e {
                                   "disallowed."));
 }
 
+TEST(VerifyTest, CopyStartShape) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  p = f32[2] parameter(0)
+  s = f32[2] copy-start(p)
+  ROOT d = f32[2] copy-done(s)
+})");
+  EXPECT_THAT(r->Lines(), ::testing::Contains(
+                              "Expected instruction to have shape equal to "
+                              "(f32[2], f32[2], u32[]), actual shape is f32[2] "
+                              "@ f32[2]"));
+}
+
 }  // namespace
 }  // namespace hlo
