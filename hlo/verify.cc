@@ -48,6 +48,7 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
                                               options.allow_mixed_precision});
   const verify_internal::Findings findings{file, &out};
   verify_internal::CheckModules(findings);
+  verify_internal::CheckAliasing(findings);
   verify_internal::CheckOperandCounts(findings);
   verify_internal::CheckSignatures(findings);
   verify_internal::CheckAsyncPairs(findings);

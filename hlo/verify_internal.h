@@ -37,6 +37,8 @@ void CheckCollectives(const Findings& f);
 void CheckThreads(const Findings& f, bool call_thread_names);
 // Per-op rules: rng, iota, select, composite calls, one fp precision.
 void CheckOps(const Findings& f, bool allow_mixed_precision);
+// The header's input_output_alias and buffer_donor, as XLA reads them.
+void CheckAliasing(const Findings& f);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 

@@ -300,5 +300,23 @@ ENTRY e {
                               "@ f32[2]"));
 }
 
+TEST(VerifyTest, AliasingHeader) {
+  const std::string body = R"(
+ENTRY e {
+  ROOT p = (f32[], f32[]) parameter(0)
+})";
+  EXPECT_TRUE(Check("HloModule m, input_output_alias={ {0}: (0, {0}, "
+                    "may-alias), {1}: (0, {1}) }, buffer_donor={ (0, {0}) }" +
+                    body)
+                  ->findings.empty());
+  EXPECT_THAT(
+      Check("HloModule m, input_output_alias={ {0, a}: (0, {0}) }" + body)
+          ->Lines(),
+      ElementsAre("expects integer @ a"));
+  EXPECT_THAT(
+      Check("HloModule m, buffer_donor={ (0, {0}) (0, {1}) }" + body)->Lines(),
+      ElementsAre("Expects '}' at the end of buffer donor description @ ("));
+}
+
 }  // namespace
 }  // namespace hlo
