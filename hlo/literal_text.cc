@@ -3,9 +3,11 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -198,6 +200,43 @@ bool FailType(Scanner& s, const Number& n, std::string_view want,
       attr_internal::Cat("expected ", want, " for ", PrimitiveTypeName(type)));
 }
 
+// XLA rounds a parsed number to the element type and rejects it when that
+// is not finite: |v| >= max finite + half an ulp (the largest finite value
+// has an odd mantissa, so the midpoint rounds away). {max, threshold} for
+// the types we know; nullopt for the rest (not checked).
+std::optional<std::pair<double, double>> FiniteLimit(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF16:
+      return std::pair{65504.0, 65520.0};
+    case PrimitiveType::kBF16:
+      return std::pair{std::ldexp(255.0, 120), std::ldexp(511.0, 119)};
+    case PrimitiveType::kF32:
+      return std::pair{static_cast<double>(std::numeric_limits<float>::max()),
+                       std::ldexp((1 << 25) - 1.0, 103)};
+    case PrimitiveType::kF8E5M2:
+      return std::pair{57344.0, 61440.0};
+    case PrimitiveType::kF8E4M3FN:
+      return std::pair{448.0, 464.0};
+    default:
+      return std::nullopt;
+  }
+}
+
+bool CheckFiniteRange(Scanner& s, const Number& n, PrimitiveType type,
+                      double v) {
+  std::optional<std::pair<double, double>> limit = FiniteLimit(type);
+  if (!limit || std::fabs(v) < limit->second) return true;
+  std::string name(PrimitiveTypeName(type));
+  for (char& c : name) c = static_cast<char>(std::toupper(c));
+  char max[32];
+  std::snprintf(max, sizeof(max), "%g", limit->first);
+  return s.Fail(
+      n.begin, s.pos(),
+      attr_internal::Cat("value ", s.text().substr(n.begin, s.pos() - n.begin),
+                         " is out of range for literal's primitive type ", name,
+                         " namely [-", max, ", ", max, "]."));
+}
+
 bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
   Number n;
   if (!LexNumber(s, &n)) return false;
@@ -205,10 +244,10 @@ bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
     case Number::kInt:
       *out = static_cast<double>(n.magnitude);
       if (n.negative) *out = -*out;
-      return true;
+      return CheckFiniteRange(s, n, type, *out);
     case Number::kFloat:
       *out = n.value;
-      return true;
+      return CheckFiniteRange(s, n, type, *out);
     case Number::kInf:
       *out = n.negative ? -std::numeric_limits<double>::infinity()
                         : std::numeric_limits<double>::infinity();

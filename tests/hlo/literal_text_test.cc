@@ -37,6 +37,21 @@ uint64_t Bits(double d) {
   return b;
 }
 
+TEST(LiteralTextTest, FloatsThatRoundToInfinityAreOutOfRange) {
+  // XLA rounds to the type first: what stays finite is in range.
+  EXPECT_THAT(Ok("65504", Arr(PrimitiveType::kF16)).floats, ElementsAre(65504));
+  EXPECT_THAT(Ok("-65519", Arr(PrimitiveType::kF16)).floats,
+              ElementsAre(-65519));
+  EXPECT_THAT(Ok("-65505", Arr(PrimitiveType::kBF16)).floats,
+              ElementsAre(-65505));
+  EXPECT_THAT(Err("-65520", Arr(PrimitiveType::kF16)),
+              HasSubstr("value -65520 is out of range for literal's primitive "
+                        "type F16 namely [-65504, 65504]."));
+  EXPECT_THAT(Err("1e100", Arr(PrimitiveType::kBF16)),
+              HasSubstr("out of range"));
+  EXPECT_THAT(Err("1e39", Arr(PrimitiveType::kF32)), HasSubstr("out of range"));
+}
+
 TEST(LiteralTextTest, IntegerScalars) {
   EXPECT_THAT(Ok("1", Arr(PrimitiveType::kS32)).ints, ElementsAre(1));
   EXPECT_THAT(Ok("-2", Arr(PrimitiveType::kS32)).ints, ElementsAre(-2));
