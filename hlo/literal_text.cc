@@ -211,6 +211,7 @@ std::optional<std::pair<double, double>> FiniteLimit(PrimitiveType type) {
     case PrimitiveType::kBF16:
       return std::pair{std::ldexp(255.0, 120), std::ldexp(511.0, 119)};
     case PrimitiveType::kF32:
+    case PrimitiveType::kC64:  // each part is an f32
       return std::pair{static_cast<double>(std::numeric_limits<float>::max()),
                        std::ldexp((1 << 25) - 1.0, 103)};
     case PrimitiveType::kF8E5M2:

@@ -50,6 +50,8 @@ TEST(LiteralTextTest, FloatsThatRoundToInfinityAreOutOfRange) {
   EXPECT_THAT(Err("1e100", Arr(PrimitiveType::kBF16)),
               HasSubstr("out of range"));
   EXPECT_THAT(Err("1e39", Arr(PrimitiveType::kF32)), HasSubstr("out of range"));
+  EXPECT_THAT(Err("(1, -1e39)", Arr(PrimitiveType::kC64)),
+              HasSubstr("out of range"));
 }
 
 TEST(LiteralTextTest, IntegerScalars) {
