@@ -49,6 +49,7 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   const verify_internal::Findings findings{file, &out};
   verify_internal::CheckModules(findings);
   verify_internal::CheckAliasing(findings);
+  verify_internal::CheckResultAccuracy(findings);
   verify_internal::CheckOperandCounts(findings);
   verify_internal::CheckSignatures(findings);
   verify_internal::CheckAsyncPairs(findings);

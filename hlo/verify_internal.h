@@ -39,6 +39,8 @@ void CheckThreads(const Findings& f, bool call_thread_names);
 void CheckOps(const Findings& f, bool allow_mixed_precision);
 // The header's input_output_alias and buffer_donor, as XLA reads them.
 void CheckAliasing(const Findings& f);
+// result_accuracy: which ops take it, and its grammar.
+void CheckResultAccuracy(const Findings& f);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 

@@ -318,5 +318,22 @@ ENTRY e {
       ElementsAre("Expects '}' at the end of buffer donor description @ ("));
 }
 
+TEST(VerifyTest, ResultAccuracy) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  p = f32[] parameter(0)
+  a = f32[] exponential(p), result_accuracy={mode=highest}
+  b = f32[] exponential(p), result_accuracy={tolerance={rtol=0.5, atol=1.0, ulps=2}}
+  c = f32[] exponential(p), result_accuracy={mode=high}
+  ROOT d = f32[] negate(p), result_accuracy={mode=highest}
+})");
+  EXPECT_THAT(
+      r->Lines(),
+      ElementsAre(
+          "expects ResultAccuracy type but sees: high @ "
+          "result_accuracy={mode=high}",
+          "unexpected attribute \"result_accuracy\" @ result_accuracy"));
+}
+
 }  // namespace
 }  // namespace hlo
