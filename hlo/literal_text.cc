@@ -238,6 +238,22 @@ bool CheckFiniteRange(Scanner& s, const Number& n, PrimitiveType type,
                          " namely [-", max, ", ", max, "]."));
 }
 
+// The fn/fnuz small floats have one NaN encoding (or none): XLA rejects
+// any payload written for them.
+bool HasNanPayloads(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF8E4M3FN:
+    case PrimitiveType::kF8E4M3FNUZ:
+    case PrimitiveType::kF8E4M3B11FNUZ:
+    case PrimitiveType::kF8E5M2FNUZ:
+    case PrimitiveType::kF4E2M1FN:
+    case PrimitiveType::kF8E8M0FNU:
+      return false;
+    default:
+      return true;
+  }
+}
+
 bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
   Number n;
   if (!LexNumber(s, &n)) return false;
@@ -255,6 +271,15 @@ bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
       return true;
     case Number::kNan: {
       uint64_t bits = 0x7FF8000000000000ull;
+      if (n.nan_payload != 0 && !HasNanPayloads(type)) {
+        char hex[24];
+        std::snprintf(hex, sizeof(hex), "%llx",
+                      static_cast<unsigned long long>(n.nan_payload));
+        return s.Fail(n.begin, s.pos(),
+                      attr_internal::Cat("tries to set NaN payload 0x", hex,
+                                         ", but ", PrimitiveTypeName(type),
+                                         " does not support payloads"));
+      }
       if (n.nan_payload != 0) {
         int mbits = MantissaBits(type);
         if (mbits == 0 || n.nan_payload >= (uint64_t{1} << mbits)) {

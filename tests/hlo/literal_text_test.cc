@@ -50,6 +50,10 @@ TEST(LiteralTextTest, FloatsThatRoundToInfinityAreOutOfRange) {
   EXPECT_THAT(Err("1e100", Arr(PrimitiveType::kBF16)),
               HasSubstr("out of range"));
   EXPECT_THAT(Err("1e39", Arr(PrimitiveType::kF32)), HasSubstr("out of range"));
+  // One NaN encoding, no payloads: XLA rejects nan(0x1) for these.
+  EXPECT_THAT(Err("nan(0x1)", Arr(PrimitiveType::kF8E4M3FN)),
+              HasSubstr("tries to set NaN payload 0x1, but f8e4m3fn does not "
+                        "support payloads"));
   EXPECT_THAT(Err("(1, -1e39)", Arr(PrimitiveType::kC64)),
               HasSubstr("out of range"));
 }
