@@ -20,7 +20,8 @@ bool ParseVerifierOptions(std::string_view list, VerifierOptions* options,
       "verify_instruction_name_unchanged",
       "verify_broadcast_dimensions_order",
       "allow_scalar_index_dynamic_ops"};
-  *options = VerifierOptions{.allow_mixed_precision = false};
+  *options =
+      VerifierOptions{.allow_mixed_precision = false, .todays_rules = true};
   for (size_t start = 0; start <= list.size();) {
     size_t end = list.find(',', start);
     if (end == std::string_view::npos) end = list.size();
@@ -50,6 +51,7 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckModules(findings);
   verify_internal::CheckAliasing(findings);
   verify_internal::CheckResultAccuracy(findings);
+  verify_internal::CheckCustomCalls(findings, options.todays_rules);
   verify_internal::CheckOperandCounts(findings);
   verify_internal::CheckSignatures(findings);
   verify_internal::CheckAsyncPairs(findings);

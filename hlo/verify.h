@@ -23,6 +23,10 @@ struct VerifierOptions {
   // verify_call_nested_computation_thread_name: calls, custom-calls and
   // to_apply computations run on their caller's thread.
   bool call_nested_computation_thread_name = false;
+  // Rules today's XLA enforces that older dumps break (a custom-call's
+  // api_version=API_VERSION_UNSPECIFIED): on with an explicit --verify=
+  // list, off for the file's own choice so old dumps stay clean.
+  bool todays_rules = false;
 };
 
 // Parses `--verify=LIST` (comma-separated HloVerifierOpts names, `default`

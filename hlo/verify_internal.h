@@ -41,6 +41,8 @@ void CheckOps(const Findings& f, bool allow_mixed_precision);
 void CheckAliasing(const Findings& f);
 // result_accuracy: which ops take it, and its grammar.
 void CheckResultAccuracy(const Findings& f);
+// custom-call: layout constraint count, API version (todays_rules).
+void CheckCustomCalls(const Findings& f, bool todays_rules);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 

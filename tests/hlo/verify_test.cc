@@ -335,5 +335,23 @@ ENTRY e {
           "unexpected attribute \"result_accuracy\" @ result_accuracy"));
 }
 
+TEST(VerifyTest, CustomCallConstraintsAndApiVersion) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  p = f32[2]{0} parameter(0)
+  q = f32[3]{0} parameter(1)
+  c = f32[2]{0} custom-call(p, q), custom_call_target="x", operand_layout_constraints={f32[2]{0}}
+  ROOT d = f32[2]{0} custom-call(p), custom_call_target="y", api_version=API_VERSION_UNSPECIFIED
+})");
+  // Old dumps print API_VERSION_UNSPECIFIED: only today's rules reject it.
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("Expected 2 operand layout constraints, 1 given @ "
+                          "operand_layout_constraints={f32[2]{0}}"));
+  VerifierOptions today;
+  std::string bad;
+  ASSERT_TRUE(ParseVerifierOptions("default", &today, &bad));
+  EXPECT_EQ(Verify(*r->file, today).size(), 2u);
+}
+
 }  // namespace
 }  // namespace hlo
