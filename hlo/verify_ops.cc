@@ -1,5 +1,6 @@
 // Per-op rules of XLA's ShapeVerifier that shape inference does not cover:
-// rng operands and distribution, iota's result and dimension, select's
+// rng operands and distribution, iota's result and dimension, broadcast's
+// dimensions, select's
 // array operands, composite calls' frontend attributes, and (without
 // allow_mixed_precision) one floating-point precision per instruction.
 #include <charconv>
@@ -31,6 +32,9 @@ class OpChecker {
         break;
       case Opcode::kCall:
         CheckComposite(inst);
+        break;
+      case Opcode::kBroadcast:
+        CheckBroadcast(inst);
         break;
       default:
         break;
@@ -112,6 +116,14 @@ class OpChecker {
                "The iota dimension cannot go beyond the operation rank or be "
                "negative.");
     }
+  }
+
+  // XLA's parser: dimensions= may be left out only for a scalar operand.
+  void CheckBroadcast(const Instruction& inst) {
+    if (file().FindAttribute(inst, "dimensions") != nullptr) return;
+    std::optional<InferredShape> in = OperandShape(inst, 0);
+    if (!in || (!in->is_tuple() && in->dims.empty())) return;
+    f_.Error(inst.opcode_span, "attribute dimensions is expected but not seen");
   }
 
   void CheckSelect(const Instruction& inst) {

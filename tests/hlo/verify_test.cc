@@ -353,5 +353,18 @@ ENTRY e {
   EXPECT_EQ(Verify(*r->file, today).size(), 2u);
 }
 
+TEST(VerifyTest, BroadcastNeedsDimensionsUnlessScalar) {
+  auto r = Check(R"(HloModule m
+ENTRY e {
+  s = f32[] parameter(0)
+  v = f32[3] parameter(1)
+  a = f32[2,3] broadcast(s)
+  ROOT b = f32[2,3] broadcast(v)
+})");
+  EXPECT_THAT(r->Lines(),
+              ElementsAre("attribute dimensions is expected but not seen @ "
+                          "broadcast"));
+}
+
 }  // namespace
 }  // namespace hlo
