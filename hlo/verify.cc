@@ -47,6 +47,10 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   std::vector<Diagnostic> out =
       CheckShapes(file, ShapeCheckOptions{.allow_mixed_precision =
                                               options.allow_mixed_precision});
+  // XLA stops at its parser's first error and never verifies; while the
+  // text has a syntax error, these checks would only see what recovery
+  // left (an operand list cut short) and report cascades.
+  if (file.HasErrors()) return out;
   const verify_internal::Findings findings{file, &out};
   verify_internal::CheckModules(findings);
   verify_internal::CheckAliasing(findings);
