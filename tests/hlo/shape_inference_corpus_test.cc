@@ -1,7 +1,8 @@
-// The verifier (hlo::Verify, check's defaults) over every HLO text file of the shared corpus
-// (../shared/corpus, INDEX.tsv): no file that parses clean and is not marked
-// neg_hint may draw a shape finding, unless tests/corpus_shape_invalid.txt
-// lists it with the reason XLA would reject it too. Skips without a corpus.
+// The verifier (hlo::Verify, check's defaults) over every HLO text file of
+// the shared corpus (../shared/corpus, INDEX.tsv): no file that parses clean
+// and is not marked neg_hint may draw a finding, unless
+// tests/corpus_shape_invalid.txt lists it with the reason XLA would reject
+// it too. Skips without a corpus.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
