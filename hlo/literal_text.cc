@@ -3,9 +3,11 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -70,6 +72,19 @@ struct Number {
   uint64_t nan_payload = 0;
   size_t begin = 0;
 };
+
+// XLA's words for an integer outside its type: "value 300 is out of range
+// for literal's primitive type U8 namely [0, 255]."
+bool FailRange(attr_internal::Scanner& s, const Number& n, PrimitiveType type,
+               const std::string& min, const std::string& max) {
+  std::string name(PrimitiveTypeName(type));
+  for (char& c : name) c = static_cast<char>(std::toupper(c));
+  return s.Fail(
+      n.begin, s.pos(),
+      attr_internal::Cat("value ", s.text().substr(n.begin, s.pos() - n.begin),
+                         " is out of range for literal's primitive type ", name,
+                         " namely [", min, ", ", max, "]."));
+}
 
 bool StartsWordAt(std::string_view text, size_t at, std::string_view word) {
   return text.substr(at, word.size()) == word &&
@@ -185,6 +200,60 @@ bool FailType(Scanner& s, const Number& n, std::string_view want,
       attr_internal::Cat("expected ", want, " for ", PrimitiveTypeName(type)));
 }
 
+// XLA rounds a parsed number to the element type and rejects it when that
+// is not finite: |v| >= max finite + half an ulp (the largest finite value
+// has an odd mantissa, so the midpoint rounds away). {max, threshold} for
+// the types we know; nullopt for the rest (not checked).
+std::optional<std::pair<double, double>> FiniteLimit(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF16:
+      return std::pair{65504.0, 65520.0};
+    case PrimitiveType::kBF16:
+      return std::pair{std::ldexp(255.0, 120), std::ldexp(511.0, 119)};
+    case PrimitiveType::kF32:
+    case PrimitiveType::kC64:  // each part is an f32
+      return std::pair{static_cast<double>(std::numeric_limits<float>::max()),
+                       std::ldexp((1 << 25) - 1.0, 103)};
+    case PrimitiveType::kF8E5M2:
+      return std::pair{57344.0, 61440.0};
+    case PrimitiveType::kF8E4M3FN:
+      return std::pair{448.0, 464.0};
+    default:
+      return std::nullopt;
+  }
+}
+
+bool CheckFiniteRange(Scanner& s, const Number& n, PrimitiveType type,
+                      double v) {
+  std::optional<std::pair<double, double>> limit = FiniteLimit(type);
+  if (!limit || std::fabs(v) < limit->second) return true;
+  std::string name(PrimitiveTypeName(type));
+  for (char& c : name) c = static_cast<char>(std::toupper(c));
+  char max[32];
+  std::snprintf(max, sizeof(max), "%g", limit->first);
+  return s.Fail(
+      n.begin, s.pos(),
+      attr_internal::Cat("value ", s.text().substr(n.begin, s.pos() - n.begin),
+                         " is out of range for literal's primitive type ", name,
+                         " namely [-", max, ", ", max, "]."));
+}
+
+// The fn/fnuz small floats have one NaN encoding (or none): XLA rejects
+// any payload written for them.
+bool HasNanPayloads(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kF8E4M3FN:
+    case PrimitiveType::kF8E4M3FNUZ:
+    case PrimitiveType::kF8E4M3B11FNUZ:
+    case PrimitiveType::kF8E5M2FNUZ:
+    case PrimitiveType::kF4E2M1FN:
+    case PrimitiveType::kF8E8M0FNU:
+      return false;
+    default:
+      return true;
+  }
+}
+
 bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
   Number n;
   if (!LexNumber(s, &n)) return false;
@@ -192,16 +261,25 @@ bool ParseFloatElement(Scanner& s, PrimitiveType type, double* out) {
     case Number::kInt:
       *out = static_cast<double>(n.magnitude);
       if (n.negative) *out = -*out;
-      return true;
+      return CheckFiniteRange(s, n, type, *out);
     case Number::kFloat:
       *out = n.value;
-      return true;
+      return CheckFiniteRange(s, n, type, *out);
     case Number::kInf:
       *out = n.negative ? -std::numeric_limits<double>::infinity()
                         : std::numeric_limits<double>::infinity();
       return true;
     case Number::kNan: {
       uint64_t bits = 0x7FF8000000000000ull;
+      if (n.nan_payload != 0 && !HasNanPayloads(type)) {
+        char hex[24];
+        std::snprintf(hex, sizeof(hex), "%llx",
+                      static_cast<unsigned long long>(n.nan_payload));
+        return s.Fail(n.begin, s.pos(),
+                      attr_internal::Cat("tries to set NaN payload 0x", hex,
+                                         ", but ", PrimitiveTypeName(type),
+                                         " does not support payloads"));
+      }
       if (n.nan_payload != 0) {
         int mbits = MantissaBits(type);
         if (mbits == 0 || n.nan_payload >= (uint64_t{1} << mbits)) {
@@ -243,9 +321,8 @@ bool ParseElement(Scanner& s, PrimitiveType type, LiteralValue* out) {
       int bits = PrimitiveTypeBitWidth(type);
       uint64_t limit = uint64_t{1} << (bits - 1);  // |min|; max is limit-1
       if (n.negative ? n.magnitude > limit : n.magnitude >= limit) {
-        return s.Fail(n.begin, s.pos(),
-                      attr_internal::Cat("value out of range for ",
-                                         PrimitiveTypeName(type)));
+        return FailRange(s, n, type, "-" + std::to_string(limit),
+                         std::to_string(limit - 1));
       }
       out->ints.push_back(n.negative ? static_cast<int64_t>(0 - n.magnitude)
                                      : static_cast<int64_t>(n.magnitude));
@@ -258,12 +335,15 @@ bool ParseElement(Scanner& s, PrimitiveType type, LiteralValue* out) {
       int bits = PrimitiveTypeBitWidth(type);
       uint64_t max = bits >= 64 ? std::numeric_limits<uint64_t>::max()
                                 : (uint64_t{1} << bits) - 1;
-      if ((n.negative && n.magnitude != 0) || n.magnitude > max) {
-        return s.Fail(n.begin, s.pos(),
-                      attr_internal::Cat("value out of range for ",
-                                         PrimitiveTypeName(type)));
+      // XLA reads the number as an int64 and casts it to uint64 before the
+      // range check, so a negative value is its two's complement: u64[]
+      // constant(-1) is u64 max there, and valid; u32[] constant(-1) is not.
+      const bool negative = n.negative && n.magnitude != 0;
+      if (negative ? bits < 64 || n.magnitude > (uint64_t{1} << 63)
+                   : n.magnitude > max) {
+        return FailRange(s, n, type, "0", std::to_string(max));
       }
-      out->uints.push_back(n.magnitude);
+      out->uints.push_back(negative ? 0 - n.magnitude : n.magnitude);
       return true;
     }
     case Category::kFloat: {

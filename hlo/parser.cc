@@ -136,6 +136,10 @@ void Parser::Run() {
       ParseComputation();
       continue;
     }
+    if (StartsInstruction() && file_.modules.empty()) {
+      ParseBareInstruction();
+      continue;
+    }
     if (StartsInstruction()) {
       Error(t.span.empty() ? Span{t.span.begin, t.span.begin + 1} : t.span,
             "instruction outside of a computation");
@@ -146,6 +150,29 @@ void Parser::Run() {
     RecoverToLineStart(/*in_computation=*/false);
   }
   FinishModule();
+}
+
+// XLA's parser takes text that is one instruction and nothing else: it
+// becomes the entry computation (no name) of a module with no header.
+// Undefined operands written with a shape are its parameters there.
+void Parser::ParseBareInstruction() {
+  Token t = lexer_.Peek();
+  EnsureModule(t.span.begin);
+  Computation comp;
+  comp.module = module_;
+  comp.is_entry = true;
+  comp.span = Span{t.span.begin, t.span.begin};
+  comp.body.begin = t.span.begin;
+  comp.parameters = Slice{static_cast<Id>(file_.parameters.size()), 0};
+  comp.instructions = Slice{static_cast<Id>(file_.instructions.size()), 0};
+  const Id comp_id = static_cast<Id>(file_.computations.size());
+  file_.computations.push_back(comp);
+  bare_ = true;
+  if (!ParseInstruction(comp_id)) RecoverToLineStart(true);
+  const Offset end = lexer_.Peek().span.begin;
+  file_.computations[comp_id].body.end = end;
+  FinishComputation(comp_id, end);
+  bare_ = false;
 }
 
 bool Parser::StartsComputation() {
@@ -525,7 +552,7 @@ void Parser::FinishComputation(Id comp_id, Offset end) {
       Operand& operand = file_.operands[o];
       if (operand.nested != kNone || operand.name.empty()) continue;
       operand.definition = instruction_names_.Find(Text(operand.name));
-      if (operand.definition == kNone) {
+      if (operand.definition == kNone && !(bare_ && operand.shape != kNone)) {
         Error(operand.name, absl::StrCat("use of undefined value '",
                                          ToAbsl(Text(operand.name)), "'"));
       }

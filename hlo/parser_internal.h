@@ -53,6 +53,7 @@ class Parser {
   void FinishModule();
   void ParseStackFrameTable();
   void ParseComputation();
+  void ParseBareInstruction();
   bool ParseSignature(Computation* comp);
   void FinishComputation(Id comp, Offset end);
   bool AtRecoveryPoint(bool in_computation);
@@ -103,6 +104,9 @@ class Parser {
   ParsedFile& file_;
   Lexer lexer_;
   Id module_ = kNone;
+  // Parsing a bare instruction (no module, as XLA's ParseSingleInstruction
+  // takes it): operands written with a shape stand for parameters.
+  bool bare_ = false;
 
   // Reused scratch space: one vector per nesting depth, so building operand
   // and tuple lists never allocates once warm.

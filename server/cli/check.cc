@@ -20,7 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/parser.h"
-#include "hlo/shape_inference.h"
+#include "hlo/verify.h"
 #include "index/dump_name.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
@@ -78,52 +78,11 @@ struct FileReport {
   bool io_error = false;
 };
 
-// What the verifier step does: nothing (--no-verify) or the shape check.
+// What the verifier step does: nothing (--no-verify) or hlo::Verify.
 struct VerifyOptions {
   bool enabled = true;
-  hlo::ShapeCheckOptions shapes;
+  hlo::VerifierOptions verifier;
 };
-
-// XLA's HloVerifierOpts switches `--verify=` may name (the contract's list).
-bool IsVerifierOption(std::string_view name) {
-  static constexpr std::string_view kNames[] = {
-      "default",
-      "layout_sensitive",
-      "allow_mixed_precision",
-      "verify_no_collective_deadlocks",
-      "verify_call_nested_computation_thread_name",
-      "verify_reshape_is_bitcast",
-      "verify_no_host_memory_space",
-      "verify_instruction_name_unchanged",
-      "verify_broadcast_dimensions_order",
-      "allow_scalar_index_dynamic_ops"};
-  for (std::string_view known : kNames) {
-    if (name == known) return true;
-  }
-  return false;
-}
-
-// Parses the LIST of `--verify=LIST`; false (with `bad` set) on an unknown
-// name. Naming options turns XLA's defaults on: mixed precision only when
-// listed.
-bool ParseVerifyList(std::string_view list, VerifyOptions* options,
-                     std::string* bad) {
-  options->shapes.allow_mixed_precision = false;
-  for (size_t start = 0; start <= list.size();) {
-    size_t end = list.find(',', start);
-    if (end == std::string_view::npos) end = list.size();
-    std::string_view name = list.substr(start, end - start);
-    if (!IsVerifierOption(name)) {
-      *bad = std::string(name);
-      return false;
-    }
-    if (name == "allow_mixed_precision") {
-      options->shapes.allow_mixed_precision = true;
-    }
-    start = end + 1;
-  }
-  return true;
-}
 
 FileReport CheckFile(const std::string& path, const VerifyOptions& verify) {
   FileReport report;
@@ -152,12 +111,12 @@ FileReport CheckFile(const std::string& path, const VerifyOptions& verify) {
     return report;
   }
   std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(*text);
-  std::vector<hlo::Diagnostic> shape_findings;
-  if (verify.enabled) shape_findings = hlo::CheckShapes(*file, verify.shapes);
+  std::vector<hlo::Diagnostic> verifier_findings;
+  if (verify.enabled) verifier_findings = hlo::Verify(*file, verify.verifier);
   std::vector<const hlo::Diagnostic*> sorted;
-  sorted.reserve(file->diagnostics.size() + shape_findings.size());
+  sorted.reserve(file->diagnostics.size() + verifier_findings.size());
   for (const hlo::Diagnostic& d : file->diagnostics) sorted.push_back(&d);
-  for (const hlo::Diagnostic& d : shape_findings) sorted.push_back(&d);
+  for (const hlo::Diagnostic& d : verifier_findings) sorted.push_back(&d);
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const hlo::Diagnostic* a, const hlo::Diagnostic* b) {
                      return a->span.begin < b->span.begin;
@@ -173,7 +132,7 @@ FileReport CheckFile(const std::string& path, const VerifyOptions& verify) {
     absl::StrAppend(&report.err, "hlo-lsp: ", path,
                     ": too many diagnostics, the rest are not shown\n");
   }
-  report.has_errors = file->HasErrors() || !shape_findings.empty();
+  report.has_errors = file->HasErrors() || !verifier_findings.empty();
   return report;
 }
 
@@ -301,7 +260,7 @@ int RunCheck(int argc, char** argv) {
     } else if (!options_done && arg.starts_with("--verify=")) {
       verify_list = true;
       std::string bad;
-      if (!ParseVerifyList(arg.substr(9), &verify, &bad)) {
+      if (!hlo::ParseVerifierOptions(arg.substr(9), &verify.verifier, &bad)) {
         std::fprintf(stderr, "hlo-lsp check: unknown verifier option '%s'\n%s",
                      bad.c_str(), kUsage);
         return kExitUsage;

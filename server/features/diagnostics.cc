@@ -1,6 +1,6 @@
 // textDocument/publishDiagnostics: the parser's diagnostics and the
-// verifier's shape findings (hlo/shape_inference.h), with ranges.
-#include "hlo/shape_inference.h"
+// verifier's findings (hlo/verify.h), with ranges.
+#include "hlo/verify.h"
 #include "server/features/features.h"
 
 namespace hlo_lsp {
@@ -17,7 +17,7 @@ std::vector<Diagnostic> Diagnostics(const Snapshot& snap) {
                              d.message});
   }
   // The same findings `hlo-lsp check` prints with its default options.
-  for (const hlo::Diagnostic& d : hlo::CheckShapes(file)) {
+  for (const hlo::Diagnostic& d : hlo::Verify(file)) {
     out.push_back(Diagnostic{snap.ToRange(d.span), DiagnosticSeverity::kError,
                              d.message});
   }

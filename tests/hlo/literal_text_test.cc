@@ -37,6 +37,27 @@ uint64_t Bits(double d) {
   return b;
 }
 
+TEST(LiteralTextTest, FloatsThatRoundToInfinityAreOutOfRange) {
+  // XLA rounds to the type first: what stays finite is in range.
+  EXPECT_THAT(Ok("65504", Arr(PrimitiveType::kF16)).floats, ElementsAre(65504));
+  EXPECT_THAT(Ok("-65519", Arr(PrimitiveType::kF16)).floats,
+              ElementsAre(-65519));
+  EXPECT_THAT(Ok("-65505", Arr(PrimitiveType::kBF16)).floats,
+              ElementsAre(-65505));
+  EXPECT_THAT(Err("-65520", Arr(PrimitiveType::kF16)),
+              HasSubstr("value -65520 is out of range for literal's primitive "
+                        "type F16 namely [-65504, 65504]."));
+  EXPECT_THAT(Err("1e100", Arr(PrimitiveType::kBF16)),
+              HasSubstr("out of range"));
+  EXPECT_THAT(Err("1e39", Arr(PrimitiveType::kF32)), HasSubstr("out of range"));
+  // One NaN encoding, no payloads: XLA rejects nan(0x1) for these.
+  EXPECT_THAT(Err("nan(0x1)", Arr(PrimitiveType::kF8E4M3FN)),
+              HasSubstr("tries to set NaN payload 0x1, but f8e4m3fn does not "
+                        "support payloads"));
+  EXPECT_THAT(Err("(1, -1e39)", Arr(PrimitiveType::kC64)),
+              HasSubstr("out of range"));
+}
+
 TEST(LiteralTextTest, IntegerScalars) {
   EXPECT_THAT(Ok("1", Arr(PrimitiveType::kS32)).ints, ElementsAre(1));
   EXPECT_THAT(Ok("-2", Arr(PrimitiveType::kS32)).ints, ElementsAre(-2));
@@ -48,7 +69,15 @@ TEST(LiteralTextTest, IntegerScalars) {
   EXPECT_THAT(Ok("-8", Arr(PrimitiveType::kS4)).ints, ElementsAre(-8));
 
   EXPECT_THAT(Err("128", Arr(PrimitiveType::kS8)),
-              HasSubstr("offset 0: value out of range for s8"));
+              HasSubstr("offset 0: value 128 is out of range for literal's "
+                        "primitive type S8 namely [-128, 127]."));
+  // XLA casts a negative integer to uint64 before its range check: -1 is a
+  // valid u64 (its maximum), and no narrower unsigned type takes it.
+  EXPECT_THAT(Ok("-1", Arr(PrimitiveType::kU64)).uints,
+              ElementsAre(std::numeric_limits<uint64_t>::max()));
+  EXPECT_THAT(Err("-1", Arr(PrimitiveType::kU4)),
+              HasSubstr("value -1 is out of range for literal's primitive type "
+                        "U4 namely [0, 15]."));
   EXPECT_THAT(Err("-1", Arr(PrimitiveType::kU32)), HasSubstr("out of range"));
   EXPECT_THAT(Err("8", Arr(PrimitiveType::kS4)), HasSubstr("out of range"));
   EXPECT_THAT(Err("18446744073709551616", Arr(PrimitiveType::kU64)),

@@ -1,7 +1,8 @@
-// The shape check over every HLO text file of the shared corpus
-// (../shared/corpus, INDEX.tsv): no file that parses clean and is not marked
-// neg_hint may draw a shape finding, unless tests/corpus_shape_invalid.txt
-// lists it with the reason XLA would reject it too. Skips without a corpus.
+// The verifier (hlo::Verify, check's defaults) over every HLO text file of
+// the shared corpus (../shared/corpus, INDEX.tsv): no file that parses clean
+// and is not marked neg_hint may draw a finding, unless
+// tests/corpus_shape_invalid.txt lists it with the reason XLA would reject
+// it too. Skips without a corpus.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
-#include "hlo/shape_inference.h"
+#include "hlo/verify.h"
 #include "tests/corpus_files.h"
 
 namespace hlo {
@@ -60,7 +61,7 @@ TEST(ShapeInferenceCorpusTest, NoFindingOnValidModules) {
     std::unique_ptr<ParsedFile> file = Parse(text);
     if (file->HasErrors()) continue;  // tests/corpus_known_invalid.txt
     ++checked;
-    std::vector<Diagnostic> findings = CheckShapes(*file);
+    std::vector<Diagnostic> findings = Verify(*file);
     if (findings.empty()) continue;
     LineColumn at = file->lines().ToLineColumn(findings[0].span.begin);
     found[entry.path] = std::to_string(at.line + 1) + ":" +

@@ -1,0 +1,177 @@
+// Collectives and comparisons (XLA's hlo_verifier.cc: CheckReplicaGroups,
+// the collective-permute source-target rule, the comparison type;
+// collective_op_group_mode.cc: use_global_device_ids needs a channel_id).
+#include <map>
+#include <optional>
+
+#include "base/strings.h"
+#include "hlo/attributes.h"
+#include "hlo/shape_inference.h"
+#include "hlo/verify_internal.h"
+
+namespace hlo::verify_internal {
+namespace {
+
+bool TakesGlobalDeviceIds(Opcode op) {
+  return op == Opcode::kAllGather || op == Opcode::kAllGatherStart ||
+         op == Opcode::kAllReduce || op == Opcode::kAllReduceStart ||
+         op == Opcode::kReduceScatter;
+}
+
+bool HasReplicaGroups(Opcode op) {
+  return TakesGlobalDeviceIds(op) || op == Opcode::kAllToAll ||
+         op == Opcode::kCollectiveBroadcast;
+}
+
+void CheckGroupMode(const Findings& f, const Instruction& inst) {
+  const ParsedFile& file = f.file;
+  const Attribute* global = file.FindAttribute(inst, "use_global_device_ids");
+  if (global == nullptr || !TakesGlobalDeviceIds(inst.opcode)) return;
+  absl::StatusOr<bool> on = DecodeBool(file.Text(global->value));
+  if (!on.ok() || !*on) return;
+  if (file.FindAttribute(inst, "channel_id") == nullptr) {
+    f.Error(global->span,
+            "Cannot have use_global_device_ids=true without channel_id");
+    return;
+  }
+  const Attribute* groups = file.FindAttribute(inst, "replica_groups");
+  if (groups == nullptr) {
+    f.Error(inst.opcode_span,
+            "Replica groups must be specified in flattened-id mode");
+    return;
+  }
+  absl::StatusOr<ReplicaGroups> decoded =
+      DecodeReplicaGroups(file.Text(groups->value));
+  if (decoded.ok() && !decoded->is_iota && decoded->groups.empty()) {
+    f.Error(groups->span,
+            "Replica groups must be specified in flattened-id mode");
+  }
+}
+
+// Every id once, all of [0, n) for n ids (the explicit form).
+void CheckGroupIds(const Findings& f, const Instruction& inst) {
+  const ParsedFile& file = f.file;
+  const Attribute* attr = file.FindAttribute(inst, "replica_groups");
+  if (attr == nullptr || !HasReplicaGroups(inst.opcode)) return;
+  absl::StatusOr<ReplicaGroups> groups =
+      DecodeReplicaGroups(file.Text(attr->value));
+  if (!groups.ok() || groups->is_iota) return;
+  int64_t n = 0;
+  for (const auto& g : groups->groups) n += static_cast<int64_t>(g.size());
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  for (const auto& g : groups->groups) {
+    for (int64_t id : g) {
+      if (id < 0 || id >= n) {
+        f.Error(attr->span,
+                base::Cat("Replica ", id, " is out of range (should be in [0, ",
+                          n, ") range) in instruction's replica-groups"));
+        return;
+      }
+      if (seen[static_cast<size_t>(id)]) {
+        f.Error(attr->span, base::Cat("Replica ", id,
+                                      " is repeated in instruction's "
+                                      "replica-groups"));
+        return;
+      }
+      seen[static_cast<size_t>(id)] = true;
+    }
+  }
+}
+
+// A source or target at most once (the combined, in-place form with four
+// operands allows more: not checked).
+void CheckSourceTargetPairs(const Findings& f, const Instruction& inst) {
+  const ParsedFile& file = f.file;
+  if ((inst.opcode != Opcode::kCollectivePermute &&
+       inst.opcode != Opcode::kCollectivePermuteStart) ||
+      inst.operands.count != 1) {
+    return;
+  }
+  const Attribute* attr = file.FindAttribute(inst, "source_target_pairs");
+  if (attr == nullptr) return;
+  absl::StatusOr<std::vector<SourceTargetPair>> pairs =
+      DecodeSourceTargetPairs(file.Text(attr->value));
+  if (!pairs.ok()) return;
+  std::map<int64_t, int> sources, targets;
+  for (const SourceTargetPair& p : *pairs) {
+    if (++sources[p.source] == 2) {
+      f.Error(attr->span, base::Cat("Source ", p.source,
+                                    " appears more than once in instruction's "
+                                    "source-target pairs"));
+      return;
+    }
+    if (++targets[p.target] == 2) {
+      f.Error(attr->span, base::Cat("Target ", p.target,
+                                    " appears more than once in instruction's "
+                                    "source-target pairs"));
+      return;
+    }
+  }
+}
+
+std::string_view TypeName(ComparisonType t) {
+  switch (t) {
+    case ComparisonType::kFloat:
+      return "FLOAT";
+    case ComparisonType::kTotalOrder:
+      return "TOTALORDER";
+    case ComparisonType::kSigned:
+      return "SIGNED";
+    case ComparisonType::kUnsigned:
+      return "UNSIGNED";
+  }
+  return "";
+}
+
+// A written comparison type must be the one the operands' type takes.
+void CheckComparisonType(const Findings& f, const Instruction& inst) {
+  const ParsedFile& file = f.file;
+  if (inst.opcode != Opcode::kCompare || inst.operands.count != 2) return;
+  const Attribute* attr = file.FindAttribute(inst, "type");
+  if (attr == nullptr) return;
+  absl::StatusOr<ComparisonType> type =
+      DecodeComparisonType(file.Text(attr->value));
+  const Operand& rhs = file.operands[inst.operands.begin + 1];
+  if (!type.ok() || rhs.definition == kNone) return;
+  std::optional<InferredShape> shape =
+      ShapeFromFile(file, file.instructions[rhs.definition].shape);
+  if (!shape || shape->is_tuple()) return;
+  const PrimitiveType e = shape->element_type;
+  if (IsFloatingPoint(e)) {
+    if (*type == ComparisonType::kFloat ||
+        *type == ComparisonType::kTotalOrder) {
+      return;
+    }
+    f.Error(attr->span, base::Cat("Expected comparison type FLOAT or "
+                                  "TOTALORDER. actual: ",
+                                  TypeName(*type)));
+    return;
+  }
+  ComparisonType want;
+  if (IsComplex(e)) {
+    want = ComparisonType::kFloat;
+  } else if (IsSignedInteger(e)) {
+    want = ComparisonType::kSigned;
+  } else if (IsUnsignedInteger(e) || e == PrimitiveType::kPred) {
+    want = ComparisonType::kUnsigned;
+  } else {
+    return;
+  }
+  if (*type != want) {
+    f.Error(attr->span, base::Cat("Expected comparison type ", TypeName(want),
+                                  ". actual: ", TypeName(*type)));
+  }
+}
+
+}  // namespace
+
+void CheckCollectives(const Findings& f) {
+  for (const Instruction& inst : f.file.instructions) {
+    CheckGroupMode(f, inst);
+    CheckGroupIds(f, inst);
+    CheckSourceTargetPairs(f, inst);
+    CheckComparisonType(f, inst);
+  }
+}
+
+}  // namespace hlo::verify_internal

@@ -1,0 +1,51 @@
+// The verifier's check families (hlo/verify_*.cc), each pure: the syntax
+// model in, findings appended. Only hlo/verify.cc calls them.
+#ifndef HLO_LSP_HLO_VERIFY_INTERNAL_H_
+#define HLO_LSP_HLO_VERIFY_INTERNAL_H_
+
+#include <string>
+#include <vector>
+
+#include "hlo/syntax.h"
+
+namespace hlo::verify_internal {
+
+struct Findings {
+  const ParsedFile& file;
+  std::vector<Diagnostic>* out;
+  void Error(Span span, std::string message) const {
+    out->push_back(Diagnostic{span, Severity::kError, std::move(message)});
+  }
+};
+
+// The module as a whole: an empty file, a module without an entry.
+void CheckModules(const Findings& f);
+// Operand counts per opcode (XLA's parser's "expects N operands").
+void CheckOperandCounts(const Findings& f);
+// Start/done pairs and their one-consumer rule.
+void CheckAsyncPairs(const Findings& f);
+// Shapes XLA's parser compares: computation results against roots, written
+// operand shapes, infeed tuples, conditional branch indices.
+void CheckSignatures(const Findings& f);
+// Async wrappers: op shapes, what update/done restate, the wrapped
+// computation's signature, one async-start per wrapped computation.
+void CheckAsyncWrappers(const Findings& f, bool allow_mixed_precision);
+// Collectives (replica groups, use_global_device_ids, source-target
+// pairs) and comparison types.
+void CheckCollectives(const Findings& f);
+// Execution threads of called computations against their callers.
+void CheckThreads(const Findings& f, bool call_thread_names);
+// Per-op rules: rng, iota, select, composite calls, one fp precision.
+void CheckOps(const Findings& f, bool allow_mixed_precision);
+// The header's input_output_alias and buffer_donor, as XLA reads them.
+void CheckAliasing(const Findings& f);
+// result_accuracy: which ops take it, and its grammar.
+void CheckResultAccuracy(const Findings& f);
+// custom-call: layout constraint count, API version (todays_rules).
+void CheckCustomCalls(const Findings& f, bool todays_rules);
+// Called computations against their call sites.
+void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
+
+}  // namespace hlo::verify_internal
+
+#endif  // HLO_LSP_HLO_VERIFY_INTERNAL_H_

@@ -1,0 +1,122 @@
+// Shapes XLA's parser compares while it builds the module (hlo_parser.cc):
+// a computation's declared result against its root, an operand's written
+// shape against its instruction's, an infeed's tuple, a conditional's
+// branch index.
+#include <optional>
+
+#include "base/strings.h"
+#include "hlo/attributes.h"
+#include "hlo/shape_inference.h"
+#include "hlo/verify_internal.h"
+
+namespace hlo::verify_internal {
+namespace {
+
+std::optional<InferredShape> ShapeOf(const ParsedFile& file, Id instruction) {
+  if (instruction == kNone) return std::nullopt;
+  return ShapeFromFile(file, file.instructions[instruction].shape);
+}
+
+Id Producer(const Operand& operand) {
+  return operand.definition != kNone ? operand.definition : operand.nested;
+}
+
+void CheckRoots(const Findings& f) {
+  const ParsedFile& file = f.file;
+  for (const Computation& c : file.computations) {
+    if (c.result_shape == kNone || c.root == kNone) continue;
+    std::optional<InferredShape> declared = ShapeFromFile(file, c.result_shape);
+    std::optional<InferredShape> root = ShapeOf(file, c.root);
+    if (!declared || !root || ShapesCompatible(*declared, *root, false)) {
+      continue;
+    }
+    const Instruction& r = file.instructions[c.root];
+    f.Error(file.shapes[c.result_shape].span,
+            base::Cat("Shape of computation ", file.Name(c), ", ",
+                      ShapeString(*declared),
+                      ", is not compatible with that of its root "
+                      "instruction ",
+                      file.Name(r), ", ", ShapeString(*root)));
+  }
+}
+
+void CheckOperandShapes(const Findings& f) {
+  const ParsedFile& file = f.file;
+  for (const Operand& operand : file.operands) {
+    if (operand.shape == kNone || Producer(operand) == kNone) continue;
+    std::optional<InferredShape> declared = ShapeFromFile(file, operand.shape);
+    std::optional<InferredShape> actual = ShapeOf(file, Producer(operand));
+    if (!declared || !actual || ShapesCompatible(*declared, *actual, false)) {
+      continue;
+    }
+    f.Error(file.shapes[operand.shape].span,
+            base::Cat("The declared operand shape ", ShapeString(*declared),
+                      " is not compatible with the shape of the operand "
+                      "instruction ",
+                      ShapeString(*actual), "."));
+  }
+}
+
+int64_t LeafCount(const InferredShape& shape) {
+  if (!shape.is_tuple()) return 1;
+  int64_t n = 0;
+  for (const InferredShape& e : shape.tuple) n += LeafCount(e);
+  return n;
+}
+
+// parameter_replication holds one flag per leaf buffer of the shape.
+void CheckReplication(const Findings& f, const Instruction& inst,
+                      const std::optional<InferredShape>& shape) {
+  const Attribute* a = f.file.FindAttribute(inst, "parameter_replication");
+  if (a == nullptr || !shape) return;
+  absl::StatusOr<std::vector<bool>> flags =
+      DecodeBoolList(f.file.Text(a->value));
+  if (!flags.ok()) return;
+  const int64_t leaves = LeafCount(*shape);
+  if (static_cast<int64_t>(flags->size()) == leaves) return;
+  f.Error(a->span, base::Cat("parameter has ", leaves,
+                             " leaf buffers, but parameter_replication has ",
+                             flags->size(), " elements"));
+}
+
+void CheckInstruction(const Findings& f, Id id) {
+  const ParsedFile& file = f.file;
+  const Instruction& inst = file.instructions[id];
+  if (inst.opcode == Opcode::kParameter) {
+    CheckReplication(f, inst, ShapeOf(file, id));
+  }
+  if (inst.opcode == Opcode::kInfeed) {
+    std::optional<InferredShape> shape = ShapeOf(file, id);
+    if (shape && (!shape->is_tuple() || shape->tuple.empty())) {
+      f.Error(file.shapes[inst.shape].span,
+              "infeed must have a non-empty tuple shape");
+    }
+  }
+  if (inst.opcode == Opcode::kConditional && inst.operands.count > 0) {
+    const Operand& index = file.operands[inst.operands.begin];
+    std::optional<InferredShape> shape = ShapeOf(file, Producer(index));
+    if (!shape) return;
+    if (shape->is_tuple() || !shape->dims.empty()) {
+      f.Error(index.span, "The first operand must be a scalar");
+    } else if (shape->element_type != PrimitiveType::kPred &&
+               shape->element_type != PrimitiveType::kS32) {
+      f.Error(index.span, "The first operand must be a scalar of PRED or S32");
+    } else if (shape->element_type == PrimitiveType::kPred) {
+      if (const Attribute* a =
+              file.FindAttribute(inst, "branch_computations")) {
+        f.Error(a->key, "unexpected attribute \"branch_computations\"");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void CheckSignatures(const Findings& f) {
+  CheckRoots(f);
+  CheckOperandShapes(f);
+  for (Id id = 0; id < f.file.instructions.size(); ++id)
+    CheckInstruction(f, id);
+}
+
+}  // namespace hlo::verify_internal
