@@ -56,7 +56,9 @@ constexpr char kUsage[] =
     "                         first pass after which an output differs\n"
     "                         (no MODULE then)\n"
     "  --compare MODULE2      run MODULE2 on the same arguments and report\n"
-    "                         the outputs that differ\n"
+    "                         the outputs that differ; with --stats also\n"
+    "                         MODULE2's first instruction whose values differ\n"
+    "                         from the one of its name in MODULE\n"
     "  --compare cpu|snapshot snapshot: compare with the snapshot's recorded\n"
     "                         result; cpu (with --platform gpu): run on CPU "
     "too\n"
@@ -325,6 +327,13 @@ int RunReplay(int argc, char** argv) {
     if (!f.compare.empty()) {
       j["compare"] = f.compare == "module" ? f.compare_module : f.compare;
       j["mismatches"] = mismatches;
+      if (f.stats && second && second->first_differing) {
+        const BisectInstruction& d = *second->first_differing;
+        j["first_differing"] = {{"name", d.name},
+                                {"opcode", d.opcode},
+                                {"line", d.line},
+                                {"detail", d.detail}};
+      }
     }
     if (options.compare_with_cpu) {
       nlohmann::json d;
@@ -415,6 +424,13 @@ int RunReplay(int argc, char** argv) {
             f.compare_module.c_str(), f.atol, f.rtol);
       for (const std::string& m : mismatches)
         std::printf("mismatch: %s: %s\n", f.compare_module.c_str(), m.c_str());
+      if (f.stats && second && second->first_differing) {
+        const BisectInstruction& d = *second->first_differing;
+        std::printf(
+            "compare: first differing instruction: %s:%lld: %s (%s): %s\n",
+            f.compare_module.c_str(), static_cast<long long>(d.line),
+            d.name.c_str(), d.opcode.c_str(), d.detail.c_str());
+      }
     } else if (mismatches.empty()) {
       std::printf("compare: matches the snapshot's result (atol %g, rtol %g)\n",
                   f.atol, f.rtol);

@@ -41,6 +41,10 @@ SecondModuleRun RunSecondModule(const std::string& path,
   }
   run.mismatches =
       hlo::exec::CompareOutputs(first.outputs, second.outputs, atol, rtol);
+  if (!first.stats.empty() && !second.stats.empty()) {
+    run.first_differing =
+        FirstDifferingInstruction(first.stats, second.stats, atol, rtol);
+  }
   return run;
 }
 

@@ -67,9 +67,17 @@ bool Differ(double a, double b, double atol, double rtol) {
   return d > atol && d > rtol * std::fabs(a);  // a: the expected side
 }
 
-// The first instruction of `after` (execution order) whose statistics
-// differ from those of the instruction with its name in `before`: names
-// survive most passes, and the first differing one is where to look.
+std::vector<std::string> SignatureOf(const hlo::ParsedFile& file) {
+  std::vector<std::string> out;
+  auto shapes = hlo::exec::EntryParameterShapes(file, 0);
+  if (shapes.ok()) {
+    for (const auto& s : *shapes) out.push_back(hlo::exec::ShapeString(s));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<BisectInstruction> FirstDifferingInstruction(
     const std::vector<hlo::exec::NamedStats>& before,
     const std::vector<hlo::exec::NamedStats>& after, double atol, double rtol) {
@@ -103,17 +111,6 @@ std::optional<BisectInstruction> FirstDifferingInstruction(
   }
   return std::nullopt;
 }
-
-std::vector<std::string> SignatureOf(const hlo::ParsedFile& file) {
-  std::vector<std::string> out;
-  auto shapes = hlo::exec::EntryParameterShapes(file, 0);
-  if (shapes.ok()) {
-    for (const auto& s : *shapes) out.push_back(hlo::exec::ShapeString(s));
-  }
-  return out;
-}
-
-}  // namespace
 
 BisectResult RunBisect(const BisectDumps& module, const BisectOptions& given,
                        const std::function<void(const BisectStep&)>& on_step) {

@@ -64,6 +64,14 @@ struct BisectInstruction {
   std::string detail;  // "min 0 -> 2, max ..." (before -> after)
 };
 
+// The first instruction of `after` (execution order) whose statistics
+// differ from those of the instruction with its name in `before`, under the
+// contracts' tolerance rule: names survive most passes, and the first that
+// differs is where to look. Also `replay A --compare B --stats`.
+std::optional<BisectInstruction> FirstDifferingInstruction(
+    const std::vector<hlo::exec::NamedStats>& before,
+    const std::vector<hlo::exec::NamedStats>& after, double atol, double rtol);
+
 struct BisectResult {
   BisectVerdict verdict = BisectVerdict::kUnchanged;
   std::vector<BisectStep> steps;  // the dumps that ran, in order

@@ -364,6 +364,43 @@ ENTRY e {
   EXPECT_NE(r.out.find(broken + ":"), std::string::npos) << r.out;
 }
 
+// --compare MODULE2 --stats: the first instruction, in B's order, whose
+// values differ from A's instruction of the same name; names only in one
+// module are passed over.
+TEST_F(ReplayCliTest, CompareWithStatsNamesTheFirstDifferingInstruction) {
+  const std::string a = Write("cmps_a.hlo", R"(HloModule a
+ENTRY e {
+  p = f32[4] parameter(0)
+  one = f32[] constant(1)
+  ones = f32[4] broadcast(one), dimensions={}
+  s = f32[4] add(p, ones)
+  ROOT t = f32[4] multiply(s, s)
+})");
+  const std::string b = Write("cmps_b.hlo", R"(HloModule b
+ENTRY e {
+  p = f32[4] parameter(0)
+  extra = f32[4] negate(p)
+  one = f32[] constant(1)
+  ones = f32[4] broadcast(one), dimensions={}
+  s = f32[4] subtract(p, ones)
+  ROOT t = f32[4] multiply(s, s)
+})");
+  Result r = RunCli(a + " --seed 3 --stats --compare " + b);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("compare: first differing instruction: " + b +
+                       ":7: s (subtract): "),
+            std::string::npos)
+      << r.out;
+  r = RunCli(a + " --seed 3 --stats --json --compare " + b);
+  EXPECT_NE(r.out.find("\"first_differing\":{\"detail\":"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"name\":\"s\""), std::string::npos) << r.out;
+  // Without --stats the instructions are not compared.
+  r = RunCli(a + " --seed 3 --compare " + b);
+  EXPECT_EQ(r.out.find("first differing instruction"), std::string::npos)
+      << r.out;
+}
+
 // --bisect over generated pass sequences: the known bad pass is found
 // wherever it sits, a signature change stops the walk, and a folder must
 // hold one module.
