@@ -22,7 +22,8 @@ bool ShapeFromFileImpl(const ParsedFile& file, Id id, int depth,
   }
   const Shape& shape = file.shapes[id];
   out->element_type = shape.element_type;
-  if (shape.is_tuple()) {
+  // b(...) keeps what it holds as its one element, for messages.
+  if (shape.is_tuple() || shape.element_type == PrimitiveType::kBuffer) {
     out->dims.clear();
     out->tuple.resize(shape.tuple.count);
     for (Id i = 0; i < shape.tuple.count; ++i) {
@@ -42,6 +43,12 @@ bool ShapeFromFileImpl(const ParsedFile& file, Id id, int depth,
 }
 
 void AppendShapeString(const InferredShape& shape, std::string* out) {
+  if (shape.element_type == PrimitiveType::kBuffer && shape.tuple.size() == 1) {
+    out->append("b(");
+    AppendShapeString(shape.tuple[0], out);
+    out->push_back(')');
+    return;
+  }
   if (shape.is_tuple()) {
     out->push_back('(');
     for (size_t i = 0; i < shape.tuple.size(); ++i) {

@@ -130,6 +130,9 @@ std::optional<Inference> InferControl(const OpContext& ctx) {
       if (auto root = ctx.CalledRoot("to_apply")) return Ok(*std::move(root));
       return CannotInfer();
     case Opcode::kWhile:
+      // XLA's ShapeVerifier holds a while to its body's root (the operand
+      // is held to the body's parameter elsewhere).
+      if (auto root = ctx.CalledRoot("body")) return Ok(*std::move(root));
       if (ctx.operands.size() != 1) return CannotInfer();
       return Ok(ctx.operands[0]);
     case Opcode::kConditional:

@@ -84,7 +84,21 @@ PrimitiveType ComplexComponent(PrimitiveType t) {
   return t;
 }
 
+// XLA's ExpectArray for a buffer b(...) where an array must be (other
+// non-arrays, tuples and tokens, are not inferred here).
+std::optional<Inference> NotABuffer(const InferredShape& s,
+                                    std::string_view what) {
+  if (s.element_type != PrimitiveType::kBuffer) return std::nullopt;
+  return Fail(absl::StrCat("Expected array argument for ", std::string(what),
+                           ", but got ", ShapeString(s), "."));
+}
+
 Inference Unary(const OpContext& ctx) {
+  if (ctx.operands.size() == 1) {
+    if (auto e = NotABuffer(ctx.operands[0], "operand of unary operation")) {
+      return *e;
+    }
+  }
   if (ctx.operands.size() != 1 || !IsArray(ctx.operands[0])) {
     return CannotInfer();
   }
@@ -108,6 +122,9 @@ Inference Binary(const OpContext& ctx) {
   if (ctx.operands.size() != 2) return CannotInfer();
   const InferredShape& lhs = ctx.operands[0];
   const InferredShape& rhs = ctx.operands[1];
+  const std::string op(OpcodeName(ctx.opcode()));
+  if (auto e = NotABuffer(lhs, "lhs of binary operation " + op)) return *e;
+  if (auto e = NotABuffer(rhs, "rhs of binary operation " + op)) return *e;
   if (!IsArray(lhs) || !IsArray(rhs)) return CannotInfer();
   // HLO has no implicit broadcast: a rank difference is an error XLA words
   // by the builder's broadcast rules, which are not HLO's; stay silent.

@@ -277,6 +277,20 @@ TEST(ShapeInferenceTest, TuplesCallsAndControlFlow) {
             "f32[4]");
 }
 
+TEST(ShapeInferenceTest, WhileTakesItsBodysRootShape) {
+  // XLA's ShapeVerifier holds a while to its body's root, not its operand
+  // (corpus: WhileLoopConstantSinkingTest.DontCreateDeadConstant).
+  EXPECT_EQ(InferR("HloModule m\n\nb {\n  p = (f32[2]) parameter(0)\n"
+                   "  x = f32[2] get-tuple-element(p), index=0\n"
+                   "  ROOT t = (f32[2], f32[2]) tuple(x, x)\n}\n\n"
+                   "c {\n  p = (f32[2]) parameter(0)\n"
+                   "  ROOT k = pred[] constant(true)\n}\n\n"
+                   "ENTRY e {\n  i = (f32[2]) parameter(0)\n"
+                   "  ROOT r = (f32[2], f32[2]) while(i), condition=c, body=b\n"
+                   "}\n"),
+            "(f32[2], f32[2])");
+}
+
 TEST(ShapeInferenceTest, Collectives) {
   EXPECT_EQ(InferR(std::string(kAdd) +
                    "ENTRY e {\n  x = f32[8] parameter(0)\n  ROOT r = f32[8] "
