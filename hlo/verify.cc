@@ -66,6 +66,7 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckAsyncWrappers(findings, options.allow_mixed_precision);
   verify_internal::CheckCalledComputations(findings,
                                            options.allow_mixed_precision);
+  verify_internal::CheckBuffers(findings, options.layout_sensitive);
   return out;
 }
 

@@ -43,6 +43,9 @@ void CheckAliasing(const Findings& f);
 void CheckResultAccuracy(const Findings& f);
 // custom-call: layout constraint count, API version (todays_rules).
 void CheckCustomCalls(const Findings& f, bool todays_rules);
+// Buffer types b(...): where they may appear, custom-call aliasing of
+// them, Pin/Unpin/CreateBuffer, one writer per buffer value.
+void CheckBuffers(const Findings& f, bool layout_sensitive);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 
