@@ -34,6 +34,9 @@ bool ParseVerifierOptions(std::string_view list, VerifierOptions* options,
     }
     if (name == "allow_mixed_precision") options->allow_mixed_precision = true;
     if (name == "layout_sensitive") options->layout_sensitive = true;
+    if (name == "verify_no_collective_deadlocks") {
+      options->no_collective_deadlocks = true;
+    }
     if (name == "verify_call_nested_computation_thread_name") {
       options->call_nested_computation_thread_name = true;
     }
@@ -67,6 +70,10 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckCalledComputations(findings,
                                            options.allow_mixed_precision);
   verify_internal::CheckBuffers(findings, options.layout_sensitive);
+  verify_internal::CheckHostTransferChannels(findings);
+  if (options.no_collective_deadlocks) {
+    verify_internal::CheckCollectiveDeadlocks(findings);
+  }
   return out;
 }
 

@@ -23,6 +23,9 @@ struct VerifierOptions {
   // verify_call_nested_computation_thread_name: calls, custom-calls and
   // to_apply computations run on their caller's thread.
   bool call_nested_computation_thread_name = false;
+  // verify_no_collective_deadlocks: a scheduled module's send/recv pair up
+  // with no other collective between them.
+  bool no_collective_deadlocks = false;
   // Rules today's XLA enforces that older dumps break (a custom-call's
   // api_version=API_VERSION_UNSPECIFIED): on with an explicit --verify=
   // list, off for the file's own choice so old dumps stay clean.

@@ -46,6 +46,10 @@ void CheckCustomCalls(const Findings& f, bool todays_rules);
 // Buffer types b(...): where they may appear, custom-call aliasing of
 // them, Pin/Unpin/CreateBuffer, one writer per buffer value.
 void CheckBuffers(const Findings& f, bool layout_sensitive);
+// Host-transfer send/recv sharing a channel must be identical.
+void CheckHostTransferChannels(const Findings& f);
+// verify_no_collective_deadlocks: send/recv pairing in schedule order.
+void CheckCollectiveDeadlocks(const Findings& f);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 
