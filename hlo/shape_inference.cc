@@ -322,7 +322,8 @@ Id AppendShape(ParsedFile* file, const InferredShape& shape, Span span,
   Shape parsed;
   parsed.span = span;
   parsed.element_type = shape.element_type;
-  if (shape.is_tuple()) {
+  // A buffer b(...) holds its contents as its one element, as parsed.
+  if (shape.is_tuple() || shape.element_type == PrimitiveType::kBuffer) {
     std::vector<Id> elements;
     if (depth < kMaxDepth) {
       for (const InferredShape& e : shape.tuple) {

@@ -69,6 +69,7 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckAsyncWrappers(findings, options.allow_mixed_precision);
   verify_internal::CheckCalledComputations(findings,
                                            options.allow_mixed_precision);
+  verify_internal::CheckCustomCallAliasing(findings, options.layout_sensitive);
   verify_internal::CheckBuffers(findings, options.layout_sensitive);
   verify_internal::CheckHostTransferChannels(findings);
   if (options.no_collective_deadlocks) {

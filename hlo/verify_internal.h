@@ -43,6 +43,8 @@ void CheckAliasing(const Findings& f);
 void CheckResultAccuracy(const Findings& f);
 // custom-call: layout constraint count, API version (todays_rules).
 void CheckCustomCalls(const Findings& f, bool todays_rules);
+// custom-call output_to_operand_aliasing: valid indices, equal shapes.
+void CheckCustomCallAliasing(const Findings& f, bool layout_sensitive);
 // Buffer types b(...): where they may appear, custom-call aliasing of
 // them, Pin/Unpin/CreateBuffer, one writer per buffer value.
 void CheckBuffers(const Findings& f, bool layout_sensitive);
