@@ -20,6 +20,7 @@ namespace {
 
 using Index = std::vector<int64_t>;
 constexpr int kMaxDepth = 64;  // shape nesting and get-tuple-element chains
+constexpr int64_t kMaxSteps = 100000;  // CountWriters calls per buffer value
 
 std::string IndexString(const Index& index) {
   std::string out = "{";
@@ -298,6 +299,7 @@ class BufferChecker {
   }
 
   bool CheckUniqueWriter(Id id, const Index& index) {
+    steps_ = 0;
     if (CountWriters(id, index, 0) <= 1) return true;
     const Instruction& inst = file_.instructions[id];
     f_.Error(Where(inst),
@@ -334,7 +336,9 @@ class BufferChecker {
   }
 
   int64_t CountWriters(Id id, const Index& index, int depth) const {
-    if (depth > kMaxDepth) return 0;
+    // Tuples of tuples can fan out into exponentially many paths; past the
+    // budget the count stops growing (no finding rather than no answer).
+    if (depth > kMaxDepth || ++steps_ > kMaxSteps) return 0;
     int64_t writers = 0;
     for (Id user : Users(id)) writers += WritersIn(id, index, user, depth);
     return writers;
@@ -380,6 +384,7 @@ class BufferChecker {
   const Findings& f_;
   const ParsedFile& file_;
   bool layout_sensitive_;
+  mutable int64_t steps_ = 0;  // CountWriters calls for one value
 };
 
 }  // namespace

@@ -20,7 +20,8 @@ namespace hlo::verify_internal {
 namespace {
 
 constexpr char kPairsAttr[] = "_xla_send_recv_source_target_pairs";
-constexpr int kMaxDepth = 64;  // nested computation calls
+constexpr int kMaxDepth = 64;          // nested computation calls
+constexpr int64_t kMaxSteps = 100000;  // computations walked in all
 
 bool IsSendOrRecv(Opcode op) {
   return op == Opcode::kSend || op == Opcode::kRecv;
@@ -172,7 +173,8 @@ class DeadlockChecker {
 
   void Run(Id entry) {
     DfaState state;
-    if (Walk(entry, &state, 0) && state.expect != Expect::kNothing) {
+    if (Walk(entry, &state, 0) && !aborted_ &&
+        state.expect != Expect::kNothing) {
       CheckPending(&state);
     }
   }
@@ -333,7 +335,12 @@ class DeadlockChecker {
   }
 
   bool Walk(Id computation, DfaState* s, int depth) {
-    if (depth > kMaxDepth) return true;
+    // A computation is walked once per call, as in XLA; calls nested in
+    // calls multiply, so past the budget the walk stops without a finding.
+    if (depth > kMaxDepth || ++steps_ > kMaxSteps) {
+      aborted_ = true;
+      return true;
+    }
     const Computation& c = file_.computations[computation];
     for (Id id = c.instructions.begin; id < c.instructions.end(); ++id) {
       const Instruction& inst = At(id);
@@ -354,7 +361,8 @@ class DeadlockChecker {
         }
         DfaState group;
         if (!Walk(ref.computation, &group, depth + 1)) return false;
-        if (s->expect != Expect::kNothing && !CheckPending(&group)) {
+        if (!aborted_ && s->expect != Expect::kNothing &&
+            !CheckPending(&group)) {
           return false;
         }
       }
@@ -364,6 +372,8 @@ class DeadlockChecker {
 
   const Findings& f_;
   const ParsedFile& file_;
+  int64_t steps_ = 0;     // computations walked
+  bool aborted_ = false;  // past a limit: what waits proves nothing
 };
 
 }  // namespace

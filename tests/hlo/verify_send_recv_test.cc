@@ -149,6 +149,25 @@ TEST(VerifySendRecvTest, NothingMayWaitAtTheEnd) {
       IsEmpty());
 }
 
+TEST(VerifySendRecvTest, CallsThatMultiplyStopAtABudget) {
+  // c0 calls c1 twice, c1 calls c2 twice, ...: 2^40 walks without a limit.
+  // The send waiting before them is then not reported: the walk is cut.
+  std::string text = "HloModule m, is_scheduled=true\n";
+  constexpr int kLevels = 40;
+  text +=
+      "c" + std::to_string(kLevels) + " {\n  ROOT p = f32[] parameter(0)\n}\n";
+  for (int i = kLevels - 1; i >= 0; --i) {
+    const std::string next = "c" + std::to_string(i + 1);
+    text +=
+        "c" + std::to_string(i) +
+        " {\n  p = f32[] parameter(0)\n  a = f32[] call(p), to_apply=" + next +
+        "\n  ROOT b = f32[] call(a), to_apply=" + next + "\n}\n";
+  }
+  text += "ENTRY e {\n  c0 = f32[] constant(0)\n  t = token[] after-all()\n" +
+          Send("s", "{{0,1}}") + "  ROOT r = f32[] call(c0), to_apply=c0\n}\n";
+  EXPECT_THAT(Findings(text, kDeadlocks), IsEmpty());
+}
+
 TEST(VerifySendRecvTest, OptionNameIsXlas) {
   VerifierOptions options;
   std::string bad;
