@@ -236,7 +236,8 @@ class BufferChecker {
       return {file_.Ints(m), file_.Ints(m) + m.count};
     }
     std::vector<int64_t> out;  // XLA's default: major-to-minor in order
-    for (int64_t d = s.dims.count - 1; d >= 0; --d) out.push_back(d);
+    for (int64_t d = static_cast<int64_t>(s.dims.count) - 1; d >= 0; --d)
+      out.push_back(d);
     return out;
   }
 

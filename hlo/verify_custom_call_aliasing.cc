@@ -161,7 +161,8 @@ class AliasChecker {
               file_.Ints(l->minor_to_major) + l->minor_to_major.count};
     }
     std::vector<int64_t> out;
-    for (int64_t d = s.dims.count - 1; d >= 0; --d) out.push_back(d);
+    for (int64_t d = static_cast<int64_t>(s.dims.count) - 1; d >= 0; --d)
+      out.push_back(d);
     return out;
   }
 

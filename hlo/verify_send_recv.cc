@@ -81,7 +81,8 @@ bool IdenticalUpToOperands(const ParsedFile& file, const Instruction& a,
 
 void CheckHostTransferChannels(const Findings& f) {
   const ParsedFile& file = f.file;
-  std::map<int64_t, std::vector<Id>> by_channel;
+  // Channels are per module (a file may hold several).
+  std::map<std::pair<Id, int64_t>, std::vector<Id>> by_channel;
   for (Id id = 0; id < file.instructions.size(); ++id) {
     const Instruction& inst = file.instructions[id];
     if (!IsSendOrRecv(inst.opcode) || !IsTrue(file, inst, "is_host_transfer")) {
@@ -90,9 +91,13 @@ void CheckHostTransferChannels(const Findings& f) {
     const Attribute* c = file.FindAttribute(inst, "channel_id");
     if (c == nullptr) continue;
     absl::StatusOr<int64_t> channel = DecodeInt(file.Text(c->value));
-    if (channel.ok()) by_channel[*channel].push_back(id);
+    if (!channel.ok() || inst.computation >= file.computations.size()) {
+      continue;
+    }
+    by_channel[{file.computations[inst.computation].module, *channel}]
+        .push_back(id);
   }
-  for (const auto& [channel, ids] : by_channel) {
+  for (const auto& [key, ids] : by_channel) {
     const Instruction& reference = file.instructions[ids[0]];
     for (Id id : ids) {
       const Instruction& inst = file.instructions[id];

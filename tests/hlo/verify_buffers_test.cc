@@ -200,6 +200,17 @@ ENTRY e {
   EXPECT_THAT(Findings(text), IsEmpty());
   EXPECT_THAT(Findings(text, VerifierOptions{.layout_sensitive = true}),
               testing::Contains(HasSubstr("must have the same shape")));
+  // A scalar without a layout has the (empty) default one.
+  EXPECT_THAT(Findings(R"(HloModule m
+ENTRY e {
+  p0 = f32[] parameter(0)
+  a = b(f32[]) custom-call(p0), custom_call_target="Pin",
+    output_to_operand_aliasing={{}: (0, {})}
+  ROOT r = f32[] custom-call(a), custom_call_target="Unpin",
+    output_to_operand_aliasing={{}: (0, {})}
+})",
+                       VerifierOptions{.layout_sensitive = true}),
+              IsEmpty());
 }
 
 }  // namespace

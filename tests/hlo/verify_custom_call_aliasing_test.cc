@@ -60,8 +60,11 @@ TEST(VerifyCustomCallAliasingTest, LayoutsCountOnlyWhenLayoutSensitive) {
               ElementsAre("Different aliasing shapes: f32[4,2]{1,0} vs "
                           "f32[4,2]{0,1} @ output_to_operand_aliasing={{}: "
                           "(0, {})}"));
-  // No layout written is XLA's default one.
+  // No layout written is XLA's default one, scalars' included.
   EXPECT_THAT(Findings(Call("f32[4,2]", "f32[4,2]{1,0}", "{}: (0, {})"),
+                       VerifierOptions{.layout_sensitive = true}),
+              IsEmpty());
+  EXPECT_THAT(Findings(Call("f32[]", "f32[]", "{}: (0, {})"),
                        VerifierOptions{.layout_sensitive = true}),
               IsEmpty());
 }

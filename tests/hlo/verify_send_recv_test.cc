@@ -62,6 +62,19 @@ TEST(VerifySendRecvTest, HostTransfersOnOneChannelAreIdentical) {
       ElementsAre(kWant));
 }
 
+TEST(VerifySendRecvTest, ChannelsArePerModule) {
+  // Two modules in one file, each with its own channel 1.
+  auto module = [](const std::string& name, const std::string& shape) {
+    return "HloModule " + name + "\nENTRY e {\n  c = " + shape +
+           " parameter(0)\n  t = token[] after-all()\n  s = (" + shape +
+           ", u32[], token[]) send(c, t), channel_id=1, "
+           "is_host_transfer=true\n  ROOT d = token[] send-done(s), "
+           "channel_id=1, is_host_transfer=true\n}\n";
+  };
+  EXPECT_THAT(Findings(module("a", "f32[]") + module("b", "f32[3]")),
+              IsEmpty());
+}
+
 // A scheduled entry: `body` between a constant/token and an all-gather.
 std::string Scheduled(const std::string& body, bool scheduled = true) {
   return std::string("HloModule m") + (scheduled ? ", is_scheduled=true" : "") +
