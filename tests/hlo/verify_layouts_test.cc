@@ -177,6 +177,24 @@ TEST(VerifyLayoutsTest, EntryLayoutMatchesTheEntry) {
               IsEmpty());
 }
 
+TEST(VerifyLayoutsTest, EntryLayoutReadsPastDumpComments) {
+  const std::string body =
+      "  x = f32[4,4]{1,0} parameter(0)\n"
+      "  y = f32[4,4]{0,1} parameter(1)\n"
+      "  ROOT a = f32[4,4]{1,0} add(x, x)\n";
+  EXPECT_THAT(Findings(Entry(body,
+                             ", entry_computation_layout={(f32[4,4]{1,0}, "
+                             "/*index=1*/f32[4,4]{1,0})->f32[4,4]{1,0}}"),
+                       "layout_sensitive"),
+              ElementsAre(HasSubstr("Shape of the entry computation parameter "
+                                    "1 is f32[4,4]{0,1}")));
+  EXPECT_THAT(Findings(Entry(body,
+                             ", entry_computation_layout={(f32[4,4]{1,0}, "
+                             "/*index=1*/f32[4,4]{0,1})->f32[4,4]{1,0}}"),
+                       "layout_sensitive"),
+              IsEmpty());
+}
+
 TEST(VerifyLayoutsTest, MustAliasPairsShareTheMemorySpace) {
   auto module = [](const std::string& kind) {
     return Entry(
