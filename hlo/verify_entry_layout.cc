@@ -82,7 +82,8 @@ class Reader {
     Peek();
     size_t begin = pos_;
     while (pos_ < text_.size() &&
-           (std::isalpha(text_[pos_]) || text_[pos_] == '-')) {
+           (std::isalpha(static_cast<unsigned char>(text_[pos_])) ||
+            text_[pos_] == '-')) {
       ++pos_;
     }
     return text_.substr(begin, pos_ - begin);
