@@ -153,6 +153,25 @@ class LayoutChecker {
     return LayoutShapeOf(file(), file().instructions[def].shape);
   }
 
+  // The root shape of the `index`th computation attribute `key` names.
+  std::optional<LayoutShape> CalledRoot(const Instruction& inst,
+                                        std::string_view key,
+                                        size_t index) const {
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+      const ComputationRef& ref = file().computation_refs[r];
+      if (ref.attribute >= file().attributes.size() ||
+          file().Text(file().attributes[ref.attribute].key) != key ||
+          index-- != 0) {
+        continue;
+      }
+      if (ref.computation >= file().computations.size()) return std::nullopt;
+      const Id root = file().computations[ref.computation].root;
+      if (root >= file().instructions.size()) return std::nullopt;
+      return LayoutShapeOf(file(), file().instructions[root].shape);
+    }
+    return std::nullopt;
+  }
+
   void ShapeError(const Instruction& inst, const LayoutShape& want,
                   const LayoutShape& got) {
     f_.Error(DeclaredShapeSpan(file(), inst),
@@ -216,6 +235,27 @@ class LayoutChecker {
         break;
       case Opcode::kCopy:
         CheckHostCopy(inst, shape, op0);
+        return;
+      case Opcode::kWhile:
+        want = CalledRoot(inst, "body", 0);
+        break;
+      case Opcode::kCall:
+        want = CalledRoot(inst, "to_apply", 0);
+        break;
+      case Opcode::kConditional:
+        // Every branch's root, the first one that differs reported.
+        for (std::string_view key :
+             {"branch_computations", "true_computation", "false_computation"}) {
+          for (size_t i = 0;
+               std::optional<LayoutShape> root = CalledRoot(inst, key, i);
+               ++i) {
+            want = std::move(root);
+            if (LayoutShapesEqual(shape, *want, {.ignore_layout = true}) &&
+                !LayoutShapesEqual(shape, *want)) {
+              return ShapeError(inst, *want, shape);
+            }
+          }
+        }
         return;
       default:
         return;

@@ -112,6 +112,21 @@ TEST(VerifyLayoutsTest, CopyDoneHasTheCopysLayout) {
       IsEmpty());
 }
 
+TEST(VerifyLayoutsTest, CallsHaveTheirRootsLayout) {
+  auto module = [](const std::string& call_layout) {
+    return "HloModule m\n\nf {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT n = "
+           "f32[2,3]{0,1} copy(a)\n}\n\nENTRY e {\n  x = f32[2,3]{1,0} "
+           "parameter(0)\n  ROOT c = f32[2,3]" +
+           call_layout + " call(x), to_apply=f\n}\n";
+  };
+  EXPECT_THAT(Findings(module("{1,0}"), "layout_sensitive"),
+              ElementsAre("Expected instruction to have shape equal to "
+                          "f32[2,3]{0,1}, actual shape is f32[2,3]{1,0} @ "
+                          "f32[2,3]{1,0}"));
+  EXPECT_THAT(Findings(module("{0,1}"), "layout_sensitive"), IsEmpty());
+  EXPECT_THAT(Findings(module("{1,0}"), "default"), IsEmpty());
+}
+
 TEST(VerifyLayoutsTest, HostCopiesKeepLayoutAndType) {
   const std::string from_host = "  p = f32[4,8]{1,0:S(5)} parameter(0)\n";
   EXPECT_THAT(Findings(Entry(from_host + "  ROOT c = f32[4,8]{0,1} copy(p)\n"),
