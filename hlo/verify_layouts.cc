@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "base/strings.h"
 #include "hlo/attributes.h"
@@ -133,7 +134,7 @@ class LayoutChecker {
 
   void Check(const Instruction& inst) {
     if (inst.is_nested) return;
-    std::optional<LayoutShape> shape = LayoutShapeOf(file(), inst.shape);
+    std::optional<LayoutShape> shape = ShapeOf(inst.shape);
     if (!shape) return;
     CheckAgainstOperands(inst, *shape);
     if (shape->is_array() && KeepsLayout(inst.opcode)) {
@@ -145,18 +146,27 @@ class LayoutChecker {
  private:
   const ParsedFile& file() const { return f_.file; }
 
-  std::optional<LayoutShape> Operand(const Instruction& inst, Id i) const {
+  // Shapes are interned by text: each is read once, however many operands
+  // and instructions share it.
+  const std::optional<LayoutShape>& ShapeOf(Id id) {
+    static const std::optional<LayoutShape> kNoShape;
+    if (id >= file().shapes.size()) return kNoShape;
+    if (cache_.empty()) cache_.resize(file().shapes.size());
+    if (!cache_[id]) cache_[id] = LayoutShapeOf(file(), id);
+    return *cache_[id];
+  }
+
+  std::optional<LayoutShape> Operand(const Instruction& inst, Id i) {
     if (i >= inst.operands.count) return std::nullopt;
     const hlo::Operand& o = file().operands[inst.operands.begin + i];
     Id def = o.definition != kNone ? o.definition : o.nested;
     if (def == kNone) return std::nullopt;
-    return LayoutShapeOf(file(), file().instructions[def].shape);
+    return ShapeOf(file().instructions[def].shape);
   }
 
   // The root shape of the `index`th computation attribute `key` names.
   std::optional<LayoutShape> CalledRoot(const Instruction& inst,
-                                        std::string_view key,
-                                        size_t index) const {
+                                        std::string_view key, size_t index) {
     for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
       const ComputationRef& ref = file().computation_refs[r];
       if (ref.attribute >= file().attributes.size() ||
@@ -167,7 +177,7 @@ class LayoutChecker {
       if (ref.computation >= file().computations.size()) return std::nullopt;
       const Id root = file().computations[ref.computation].root;
       if (root >= file().instructions.size()) return std::nullopt;
-      return LayoutShapeOf(file(), file().instructions[root].shape);
+      return ShapeOf(file().instructions[root].shape);
     }
     return std::nullopt;
   }
@@ -365,6 +375,7 @@ class LayoutChecker {
   const Findings& f_;
   const bool mixed_;
   std::unordered_set<Id> fused_;  // computations fusions call
+  std::vector<std::optional<std::optional<LayoutShape>>> cache_;
 };
 
 }  // namespace
