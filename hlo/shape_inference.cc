@@ -87,6 +87,38 @@ bool IsDeclared(const ParsedFile& file, Id shape) {
          !file.shapes[shape].span.empty();
 }
 
+// ShapeVerifier::CheckShape's opcodes that reinterpret or move data as it
+// is: their shape must match exactly, f32 and bf16 never mix even where
+// mixed precision is allowed.
+constexpr Opcode kKeepsElementTypesOps[] = {Opcode::kBitcast,
+                                            Opcode::kCall,
+                                            Opcode::kConditional,
+                                            Opcode::kConstant,
+                                            Opcode::kCopyDone,
+                                            Opcode::kCopyStart,
+                                            Opcode::kCustomCall,
+                                            Opcode::kGetTupleElement,
+                                            Opcode::kInfeed,
+                                            Opcode::kOutfeed,
+                                            Opcode::kOptimizationBarrier,
+                                            Opcode::kOptBarrier,
+                                            Opcode::kParameter,
+                                            Opcode::kRecv,
+                                            Opcode::kRecvDone,
+                                            Opcode::kSend,
+                                            Opcode::kSendDone,
+                                            Opcode::kTuple,
+                                            Opcode::kWhile,
+                                            Opcode::kDynamicUpdateSlice};
+
+bool KeepsElementTypes(Opcode op) {
+  return std::find(std::begin(kKeepsElementTypesOps),
+                   std::end(kKeepsElementTypesOps),
+                   op) != std::end(kKeepsElementTypesOps);
+}
+
+}  // namespace
+
 // Where instruction `inst` writes its shape: shapes are interned by text, so
 // the shape's own span may be another instruction's; the text right before
 // the opcode is this one's.
@@ -104,8 +136,6 @@ Span DeclaredShapeSpan(const ParsedFile& file, const Instruction& inst) {
   }
   return inst.opcode_span;
 }
-
-}  // namespace
 
 namespace shape_inference_internal {
 
@@ -302,8 +332,9 @@ std::vector<Diagnostic> CheckShapes(const ParsedFile& file,
     if (!inference.shape) continue;
     thread_local InferredShape declared;
     if (!ShapeFromFileImpl(file, inst.shape, 0, &declared) ||
-        ShapesCompatible(declared, *inference.shape,
-                         options.allow_mixed_precision)) {
+        ShapesCompatible(
+            declared, *inference.shape,
+            options.allow_mixed_precision && !KeepsElementTypes(inst.opcode))) {
       continue;
     }
     out.push_back(

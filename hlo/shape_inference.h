@@ -69,6 +69,10 @@ std::vector<Diagnostic> CheckShapes(const ParsedFile& file,
 int FillMissingShapes(ParsedFile* file);
 // True for a shape FillMissingShapes made (it has no text of its own).
 bool IsInferredShape(const ParsedFile& file, Id shape);
+// Where `inst` writes its (declared) shape: shapes are interned by text, so
+// the shape's span may be another instruction's; this is the instruction's
+// own text (its opcode when that cannot be found).
+Span DeclaredShapeSpan(const ParsedFile& file, const Instruction& inst);
 
 }  // namespace hlo
 

@@ -66,6 +66,9 @@ PrimitiveType HigherPrecision(PrimitiveType a, PrimitiveType b);
 // True when every dimension is known (no '?').
 bool IsBounded(const InferredShape& s);
 
+// XLA's InferScatterShape errors for a scatter ("" when none or unknown).
+std::string ScatterError(const OpContext& ctx);
+
 // Each returns nullopt for an opcode that is not of its family.
 std::optional<Inference> InferElementwise(const OpContext& ctx);
 std::optional<Inference> InferDataMovement(const OpContext& ctx);

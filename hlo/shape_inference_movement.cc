@@ -283,6 +283,9 @@ Inference Gather(const OpContext& ctx) {
 Inference Scatter(const OpContext& ctx) {
   const size_t n = ctx.operands.size();
   if (n < 3 || (n - 1) % 2 != 0) return CannotInfer();
+  if (std::string error = ScatterError(ctx); !error.empty()) {
+    return Fail(std::move(error));
+  }
   std::vector<InferredShape> outs(ctx.operands.begin(),
                                   ctx.operands.begin() + (n - 1) / 2);
   for (const InferredShape& s : outs) {

@@ -19,7 +19,8 @@ bool ParseVerifierOptions(std::string_view list, VerifierOptions* options,
       "verify_no_host_memory_space",
       "verify_instruction_name_unchanged",
       "verify_broadcast_dimensions_order",
-      "allow_scalar_index_dynamic_ops"};
+      "allow_scalar_index_dynamic_ops",
+      "allow_unbounded_dynamism"};
   *options =
       VerifierOptions{.allow_mixed_precision = false, .todays_rules = true};
   for (size_t start = 0; start <= list.size();) {
@@ -34,6 +35,14 @@ bool ParseVerifierOptions(std::string_view list, VerifierOptions* options,
     }
     if (name == "allow_mixed_precision") options->allow_mixed_precision = true;
     if (name == "layout_sensitive") options->layout_sensitive = true;
+    options->allow_unbounded_dynamism |= name == "allow_unbounded_dynamism";
+    options->verify_broadcast_dimensions_order |=
+        name == "verify_broadcast_dimensions_order";
+    options->verify_reshape_is_bitcast |= name == "verify_reshape_is_bitcast";
+    options->verify_no_host_memory_space |=
+        name == "verify_no_host_memory_space";
+    options->verify_instruction_name_unchanged |=
+        name == "verify_instruction_name_unchanged";
     if (name == "verify_no_collective_deadlocks") {
       options->no_collective_deadlocks = true;
     }
@@ -69,6 +78,22 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckAsyncWrappers(findings, options.allow_mixed_precision);
   verify_internal::CheckCalledComputations(findings,
                                            options.allow_mixed_precision);
+  verify_internal::CheckOriginalValues(findings);
+  if (!options.allow_unbounded_dynamism) {
+    verify_internal::CheckUnboundedDynamism(findings);
+  }
+  if (options.layout_sensitive) {
+    verify_internal::CheckLayouts(findings, options.allow_mixed_precision);
+    verify_internal::CheckEntryLayout(findings);
+  }
+  verify_internal::CheckOptInRules(
+      findings,
+      {.broadcast_dimensions_order = options.verify_broadcast_dimensions_order,
+       .reshape_is_bitcast =
+           options.verify_reshape_is_bitcast && options.layout_sensitive,
+       .no_host_memory_space = options.verify_no_host_memory_space,
+       .instruction_name_unchanged =
+           options.verify_instruction_name_unchanged});
   verify_internal::CheckCustomCallAliasing(findings, options.layout_sensitive);
   verify_internal::CheckBuffers(findings, options.layout_sensitive);
   verify_internal::CheckHostTransferChannels(findings);

@@ -30,6 +30,12 @@ struct VerifierOptions {
   // api_version=API_VERSION_UNSPECIFIED): on with an explicit --verify=
   // list, off for the file's own choice so old dumps stay clean.
   bool todays_rules = false;
+  // XLA's opt-in checks, each under its HloVerifierOpts name.
+  bool allow_unbounded_dynamism = false;
+  bool verify_broadcast_dimensions_order = false;
+  bool verify_reshape_is_bitcast = false;
+  bool verify_no_host_memory_space = false;
+  bool verify_instruction_name_unchanged = false;
 };
 
 // Parses `--verify=LIST` (comma-separated HloVerifierOpts names, `default`

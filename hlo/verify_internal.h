@@ -55,6 +55,24 @@ void CheckCollectiveDeadlocks(const Findings& f);
 // Called computations against their call sites.
 void CheckCalledComputations(const Findings& f, bool allow_mixed_precision);
 
+// Layout-sensitive rules (layout_sensitive): layouts kept or equal to an
+// operand's, host-offloading memory spaces, bitcast byte sizes.
+void CheckLayouts(const Findings& f, bool allow_mixed_precision);
+// entry_computation_layout against the entry (layout_sensitive).
+void CheckEntryLayout(const Findings& f);
+// Rules XLA runs only under an HloVerifierOpts switch of their own.
+struct OptInRules {
+  bool broadcast_dimensions_order = false;
+  bool reshape_is_bitcast = false;  // with layout_sensitive only
+  bool no_host_memory_space = false;
+  bool instruction_name_unchanged = false;
+};
+void CheckOptInRules(const Findings& f, const OptInRules& rules);
+// Shapes with an unbounded ('?') dimension (unless allowed).
+void CheckUnboundedDynamism(const Findings& f);
+// origin={...}: its tuple tree against the instruction's shape.
+void CheckOriginalValues(const Findings& f);
+
 }  // namespace hlo::verify_internal
 
 #endif  // HLO_LSP_HLO_VERIFY_INTERNAL_H_

@@ -75,7 +75,10 @@ DiscoveryResult DiscoverFiles(const fs::path& root, size_t max_depth) {
     std::string name = entry.path().filename().string();
     std::error_code type_ec;
     if (entry.is_directory(type_ec) && !entry.is_symlink(type_ec)) {
+      // Version control and package folders hold no dumps, and a repository
+      // opened at its root can hold tens of thousands of files in them.
       if (name == ".git" || name == ".hg" || name == ".svn" ||
+          name == "node_modules" || name == "__pycache__" ||
           static_cast<size_t>(it.depth()) >= max_depth) {
         it.disable_recursion_pending();
       }

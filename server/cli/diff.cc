@@ -13,9 +13,8 @@
 #include "hlo/parser.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/hlo_input.h"
 #include "server/cli/simple_args.h"
-#include "server/common/file_reader.h"
-#include "server/common/proto_files.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -45,30 +44,15 @@ constexpr char kUsage[] =
 
 constexpr size_t kMaxErrorsShown = 10;
 
-// One input: its bytes (read, or converted from a proto) and their parse.
+// One input: its text (read, or a proto's text view) and its parse.
 struct Input {
-  std::optional<FileContents> contents;
-  std::string converted;
+  HloInput hlo;
   std::unique_ptr<hlo::ParsedFile> file;
 };
 
 bool Load(const std::string& path, Input* input) {
-  absl::StatusOr<FileContents> contents = FileContents::Read(path);
-  if (!contents.ok()) {
-    PrintError(contents.status());
-    return false;
-  }
-  input->contents.emplace(std::move(*contents));
-  // A proto (by name or content: XLA's text snapshots are `.txt`) diffs as
-  // its text view, the text `convert` prints.
-  absl::StatusOr<std::string_view> text =
-      HloTextOf(path, input->contents->text(), &input->converted);
-  if (!text.ok()) {
-    std::fprintf(stderr, "hlo-lsp: %s: %s\n", path.c_str(),
-                 std::string(text.status().message()).c_str());
-    return false;
-  }
-  input->file = hlo::Parse(*text);
+  if (ReadHloInput(path, &input->hlo) != HloInputError::kNone) return false;
+  input->file = hlo::Parse(input->hlo.text);
   return true;
 }
 

@@ -12,10 +12,9 @@
 #include "hlo/parser.h"
 #include "hlo/query.h"
 #include "server/cli/commands.h"
+#include "server/cli/hlo_input.h"
 #include "server/cli/simple_args.h"
-#include "server/common/file_reader.h"
 #include "server/common/graph_view.h"
-#include "server/common/proto_files.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -75,22 +74,18 @@ int RunGraph(int argc, char** argv) {
     return kExitUsage;
   }
   const std::string& path = args->operands[0];
-  absl::StatusOr<FileContents> contents = FileContents::Read(path);
-  if (!contents.ok()) {
-    PrintError(contents.status());
-    return kExitUsage;
-  }
-  std::string proto_text;
-  absl::StatusOr<std::string_view> text =
-      HloTextOf(path, contents->text(), &proto_text);
-  if (!text.ok()) {
-    std::fprintf(stderr, "hlo-lsp: %s: %s\n", path.c_str(),
-                 std::string(text.status().message()).c_str());
-    return kExitNo;
+  HloInput input;
+  switch (ReadHloInput(path, &input)) {
+    case HloInputError::kRead:
+      return kExitUsage;
+    case HloInputError::kDecode:
+      return kExitNo;
+    case HloInputError::kNone:
+      break;
   }
   hlo::ParseOptions parse_options;
   parse_options.validate_attributes = false;  // names and edges are enough
-  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(*text, parse_options);
+  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(input.text, parse_options);
   if (file->HasErrors()) {
     std::fprintf(stderr,
                  "hlo-lsp: %s has errors; drawing what parsed ('hlo-lsp "

@@ -7,9 +7,8 @@
 #include "hlo/parser.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
+#include "server/cli/hlo_input.h"
 #include "server/cli/simple_args.h"
-#include "server/common/file_reader.h"
-#include "server/common/proto_files.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -100,20 +99,16 @@ int RunOutline(int argc, char** argv) {
   if (!args) return kExitUsage;
   const std::string& path = args->operands[0];
   const bool json = args->has("--json");
-  absl::StatusOr<FileContents> contents = FileContents::Read(path);
-  if (!contents.ok()) {
-    PrintError(contents.status());
-    return kExitUsage;
+  HloInput input;
+  switch (ReadHloInput(path, &input)) {
+    case HloInputError::kRead:
+      return kExitUsage;
+    case HloInputError::kDecode:
+      return kExitNo;
+    case HloInputError::kNone:
+      break;
   }
-  std::string proto_text;
-  absl::StatusOr<std::string_view> text =
-      HloTextOf(path, contents->text(), &proto_text);
-  if (!text.ok()) {
-    std::fprintf(stderr, "hlo-lsp: %s: %s\n", path.c_str(),
-                 std::string(text.status().message()).c_str());
-    return kExitNo;
-  }
-  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(*text);
+  std::unique_ptr<hlo::ParsedFile> file = hlo::Parse(input.text);
   if (json) {
     PrintJson(*file);
   } else {

@@ -259,6 +259,26 @@ TEST(ShapeInferenceTest, GatherAndScatter) {
             "f32[8]");
 }
 
+TEST(ShapeInferenceTest, ScatterChecksItsDimensionNumbers) {
+  auto scatter = [](const std::string& numbers) {
+    return std::string(kAdd) +
+           "ENTRY e {\n  x = f32[8,4] parameter(0)\n  i = s32[2,1] "
+           "parameter(1)\n  u = f32[2,4] parameter(2)\n  ROOT r = f32[8,4] "
+           "scatter(x, i, u), index_vector_dim=1, to_apply=add, " +
+           numbers + "\n}\n";
+  };
+  const std::string window = "update_window_dims={1}, inserted_window_dims={0}";
+  EXPECT_EQ(InferR(scatter(window + ", scatter_dims_to_operand_dims={0}")),
+            "f32[8,4]");
+  EXPECT_EQ(InferR(scatter(window + ", scatter_dims_to_operand_dims={7}")),
+            "error: Invalid scatter_dims_to_operand_dims mapping; domain is "
+            "[0, 2), got: 0->7.");
+  EXPECT_EQ(InferR(scatter("update_window_dims={1}, inserted_window_dims={}, "
+                           "scatter_dims_to_operand_dims={0}")),
+            "error: Scatter op has window of size 1; doesn't match operand of "
+            "rank 2.");
+}
+
 TEST(ShapeInferenceTest, TuplesCallsAndControlFlow) {
   EXPECT_EQ(InferR(Entry("x = f32[2] parameter(0)\ny = s32[] parameter(1)\n"
                          "ROOT r = (f32[2], s32[]) tuple(x, y)")),

@@ -41,5 +41,19 @@ TEST(DiscoveryTest, FilesComeInPathOrder) {
   EXPECT_FALSE(std::is_sorted(as_strings.begin(), as_strings.end()));
 }
 
+TEST(DiscoveryTest, VersionControlAndPackageFoldersAreNotWalked) {
+  TempDir dir;
+  for (const char* skipped : {".git/a.hlo", "node_modules/pkg/b.hlo",
+                              "x/node_modules/c.txt", "__pycache__/d.txt"}) {
+    WriteFile(dir.path() / skipped, "x\n");
+  }
+  WriteFile(dir.path() / "x/kept.hlo", "x\n");
+  WriteFile(dir.path() / "node_modules.hlo", "x\n");  // a file, not a folder
+  DiscoveryResult found = DiscoverFiles(dir.path());
+  ASSERT_EQ(found.files.size(), 2u);
+  EXPECT_EQ(found.files[0], dir.path() / "node_modules.hlo");
+  EXPECT_EQ(found.files[1], dir.path() / "x/kept.hlo");
+}
+
 }  // namespace
 }  // namespace hlo::index

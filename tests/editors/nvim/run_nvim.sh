@@ -13,7 +13,7 @@ export WORK FIXTURES="$ROOT/tests/editors/fixtures" LSP_OUT="$WORK/nvim.jsonl" \
 "$HLO_LSP" convert "$FIXTURES/module_0001.jit_f.before_optimizations.txt" --to proto \
   -o "$WORK/module_0002.jit_f.before_optimizations.hlo.pb" || echo "hlo-lsp convert failed"
 cd "$WORK"
-timeout 120 nvim --headless --clean --cmd "set rtp^=$ROOT/editors/vim" -u "$HERE/test_nvim.lua"
+timeout 170 nvim --headless --clean --cmd "set rtp^=$ROOT/editors/vim" -u "$HERE/test_nvim.lua"
 rc=$?
 cat "$LSP_OUT"
 exit $rc

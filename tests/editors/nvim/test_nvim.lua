@@ -108,9 +108,11 @@ vim.schedule(function() H.run(function()
   edit(before)
   -- The server answers hlo.search asynchronously: wait for the list to be
   -- replaced by the search's own (the stages list above has another title).
+  -- The search waits for the first index of the plugin's root, the git
+  -- checkout: seconds on a loaded machine under the sanitizers.
   vim.fn.setqflist({}, 'r', { title = 'cleared', items = {} })
   vim.cmd('HloSearch kind:computation add_reducer')
-  vim.wait(15000, function()
+  vim.wait(60000, function()
     return (vim.fn.getqflist({ title = 1 }).title or ''):find('HloSearch', 1, true) ~= nil
         and #vim.fn.getqflist() > 0
   end, 50)
