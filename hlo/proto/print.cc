@@ -33,7 +33,7 @@ void ModulePrinter::EnterComputation(const CompRef& c) {
   for (const InstrRef& i : c.instrs) {
     min = std::min(min, i.id);
     max = std::max(max, i.id);
-    if (i.opcode == "parameter") params_.push_back(&i);
+    if (i.is_parameter) params_.push_back(&i);
   }
   if (static_cast<uint64_t>(max) - static_cast<uint64_t>(min) <
       4 * static_cast<uint64_t>(n) + 64) {
@@ -170,7 +170,7 @@ bool ModulePrinter::PrintComputation(const CompRef& comp) {
   out_.append(" (");
   for (size_t p = 0; p < params.size(); ++p) {
     if (p > 0) out_.append(", ");
-    out_.append(params[p]->name);
+    out_.append(params[p]->name());
     out_.append(": ");
     AppendShape(ShapeOf(*params[p]), true, &out_);
   }
@@ -244,10 +244,11 @@ const InstrRef* ModulePrinter::Find(int64_t id) {
 }
 
 const xla::ShapeProto& ModulePrinter::ShapeOf(const InstrRef& ref) {
-  if (ref.message) return ref.message->shape();
+  if (ref.parsed) return ref.message()->shape();
   // A shape that does not parse fails its instruction's parse too.
-  if (!scratch_.shape.ParseFromArray(ref.shape.data(),
-                                     static_cast<int>(ref.shape.size()))) {
+  const std::string_view bytes = ref.shape_bytes();
+  if (!scratch_.shape.ParseFromArray(bytes.data(),
+                                     static_cast<int>(bytes.size()))) {
     scratch_.shape.Clear();
   }
   return scratch_.shape;
@@ -259,7 +260,7 @@ void ModulePrinter::AppendOperand(int64_t id) {
     if (const InstrRef* operand = Find(id)) {
       AppendShape(ShapeOf(*operand), true, &out_);
       out_.append(" %");
-      out_.append(operand->name);
+      out_.append(operand->name());
     } else {
       out_.append("%unknown.operand.");
       AppendInt(id, &out_);
@@ -280,7 +281,7 @@ const ModulePrinter::OperandText& ModulePrinter::OperandTextOf(
     AppendShape(shape ? *shape : ShapeOf(operand), true, &operand_texts_);
     text.shape_size = operand_texts_.size() - text.offset;
     operand_texts_.append(" %");
-    operand_texts_.append(operand.name);
+    operand_texts_.append(operand.name());
     text.size = operand_texts_.size() - text.offset;
   }
   return text;
@@ -304,12 +305,12 @@ void ModulePrinter::AppendFrontendAttributes(
 
 bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   const InstrRef& ref = current_->instrs[k];
-  if (!ref.message && !ParseDeferred(ref.bytes, &scratch_.instr)) {
+  if (!ref.parsed && !ParseDeferred(ref.bytes(), &scratch_.instr)) {
     return false;
   }
-  const Instr& in = ref.message ? *ref.message : scratch_.instr;
+  const Instr& in = ref.parsed ? *ref.message() : scratch_.instr;
   // The full decode refuses a module with an instruction lacking one.
-  if (!ref.message && in.opcode().empty()) return false;
+  if (!ref.parsed && in.opcode().empty()) return false;
   const OpInfo op = ClassifyOpcode(in.opcode());
   out_.append(is_root ? "  ROOT %" : "  %");
   out_.append(in.name());

@@ -117,24 +117,43 @@ OpInfo ClassifyOpcode(std::string_view opcode);
 
 // ------------------------------------------------------------ printer --
 
-// An instruction as the module-level passes see it (ids, names, signature,
-// callees): from a parsed message, or read off its wire bytes without
-// building one (a deferred decode), then parsed only when its line prints.
+// An instruction as the module-level passes see it (ids, names, signature):
+// from a parsed message, or read off its wire bytes without building one (a
+// deferred decode), then parsed only when its line prints. Kept small (a
+// module has hundreds of thousands): offsets into the wire bytes rather than
+// views, and the callees in CompRef::called.
 struct InstrRef {
   int64_t id = 0;
-  std::string_view name;
-  std::string_view opcode;
   int64_t parameter_number = 0;
-  const Instr* message = nullptr;  // the parsed instruction, if any
-  std::string_view bytes;          // else its wire bytes
-  std::string_view shape;          // and its ShapeProto's
-  uint32_t called_begin = 0;       // in CompRef::called
-  uint32_t called_count = 0;
+  // The parsed instruction when `parsed`, else the start of its wire bytes.
+  const void* source = nullptr;
+  uint32_t size = 0;  // of the wire bytes
+  uint32_t name_offset = 0, name_size = 0;
+  uint32_t shape_offset = 0, shape_size = 0;  // its ShapeProto's bytes
+  bool parsed = false;
+  bool is_parameter = false;
+
+  const Instr* message() const {
+    return parsed ? static_cast<const Instr*>(source) : nullptr;
+  }
+  std::string_view bytes() const {
+    return {static_cast<const char*>(source), size};
+  }
+  std::string_view name() const {
+    if (parsed) return message()->name();
+    return {static_cast<const char*>(source) + name_offset, name_size};
+  }
+  std::string_view shape_bytes() const {
+    return {static_cast<const char*>(source) + shape_offset, shape_size};
+  }
 };
+static_assert(sizeof(InstrRef) <= 48);
 struct CompRef {
   const xla::HloComputationProto* message = nullptr;
   std::vector<InstrRef> instrs;
-  std::vector<int64_t> called;  // called_computation_ids, all instructions
+  // called_computation_ids, all instructions', in order: all that the
+  // computation order needs.
+  std::vector<int64_t> called;
   // A deferred decode's program shapes, parsed only to check them.
   const std::vector<std::string_view>* program_shapes = nullptr;
 };
