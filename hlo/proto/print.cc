@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/large_buffer.h"
 #include "base/strings.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "hlo/proto/decode_internal.h"
@@ -419,6 +420,8 @@ bool PrintModule(const xla::HloModuleProto& module,
   std::vector<size_t> prefix(n + 1, 0);  // estimates before position k
   for (int k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + estimate[k];
   out->reserve(out->size() + prefix[n]);
+  base::AdviseHugePages(out->data() + out->size(),
+                        out->capacity() - out->size());
   // Contiguous runs of the printing order, of about equal estimated size:
   // the first prints straight into `out` on this thread, the others into
   // their own strings on their own, appended in order after.
@@ -444,6 +447,7 @@ bool PrintModule(const xla::HloModuleProto& module,
   for (size_t run = 1; run + 1 < cut.size(); ++run) {
     pool.emplace_back([&, run] {
       texts[run].reserve(prefix[cut[run + 1]] - prefix[cut[run]]);
+      base::AdviseHugePages(texts[run].data(), texts[run].capacity());
       print(run, &texts[run]);
     });
   }
