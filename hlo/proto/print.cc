@@ -306,10 +306,13 @@ void ModulePrinter::AppendFrontendAttributes(
 
 bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   const InstrRef& ref = current_->instrs[k];
-  if (!ref.parsed && !ParseDeferred(ref.bytes(), &scratch_.instr)) {
-    return false;
+  const Instr* parsed = ref.message();
+  if (!parsed) {
+    Instr* instr = scratch_.Instruction();
+    if (!ParseDeferred(ref.bytes(), instr)) return false;
+    parsed = instr;
   }
-  const Instr& in = ref.parsed ? *ref.message() : scratch_.instr;
+  const Instr& in = *parsed;
   // The full decode refuses a module with an instruction lacking one.
   if (!ref.parsed && in.opcode().empty()) return false;
   const OpInfo op = ClassifyOpcode(in.opcode());

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "google/protobuf/arena.h"
 #include "hlo/proto/hlo.pb.h"
 #include "hlo/proto/print.h"
 
@@ -173,12 +174,36 @@ struct ModuleIndex {
   std::once_flag global_once;
 };
 
-// Reused between the computations a thread prints: parsing into a cleared
-// message reuses its strings and sub-messages.
-struct Scratch {
-  xla::HloInstructionProto instr;
+// Reused between the computations a thread prints. The instruction is
+// parsed into a message on an arena: a heap message's Clear() deletes its
+// sub-messages (shape, metadata, ...) and the parse allocates them again, a
+// malloc and a free each per instruction; on the arena Clear() drops them
+// and the parse takes new ones from its blocks, which Instruction() frees
+// once they hold kArenaBytes (a large constant's literal included).
+class Scratch {
+ public:
+  Scratch() { Renew(); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  // The message to parse the next instruction into; ends the last one's.
+  Instr* Instruction() {
+    if (arena_.SpaceAllocated() > kArenaBytes) Renew();
+    return instr_;
+  }
+
   xla::ShapeProto shape;
   xla::ProgramShapeProto program_shape;
+
+ private:
+  static constexpr uint64_t kArenaBytes = uint64_t{1} << 20;
+  void Renew() {
+    arena_.Reset();
+    instr_ = google::protobuf::Arena::CreateMessage<Instr>(&arena_);
+  }
+
+  google::protobuf::Arena arena_;
+  Instr* instr_ = nullptr;
 };
 
 // Prints the header and stack frames (PrintHeader) or one computation
