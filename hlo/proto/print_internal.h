@@ -11,6 +11,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -178,17 +179,26 @@ struct ModuleIndex {
 // parsed into a message on an arena: a heap message's Clear() deletes its
 // sub-messages (shape, metadata, ...) and the parse allocates them again, a
 // malloc and a free each per instruction; on the arena Clear() drops them
-// and the parse takes new ones from its blocks, which Instruction() frees
-// once they hold kArenaBytes (a large constant's literal included).
+// and the parse takes new ones from the arena's own block, which
+// Instruction() reuses once it is used up. What does not fit it (a large
+// constant's literal) goes to the heap until then.
 class Scratch {
  public:
-  Scratch() { Renew(); }
+  Scratch()
+      : block_(new char[kBlockBytes]), arena_([this] {
+          google::protobuf::ArenaOptions options;
+          options.initial_block = block_.get();
+          options.initial_block_size = kBlockBytes;
+          return options;
+        }()) {
+    Renew();
+  }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
 
   // The message to parse the next instruction into; ends the last one's.
   Instr* Instruction() {
-    if (arena_.SpaceAllocated() > kArenaBytes) Renew();
+    if (arena_.SpaceUsed() > kBlockBytes / 2) Renew();
     return instr_;
   }
 
@@ -196,12 +206,13 @@ class Scratch {
   xla::ProgramShapeProto program_shape;
 
  private:
-  static constexpr uint64_t kArenaBytes = uint64_t{1} << 20;
+  static constexpr size_t kBlockBytes = size_t{256} << 10;
   void Renew() {
     arena_.Reset();
     instr_ = google::protobuf::Arena::CreateMessage<Instr>(&arena_);
   }
 
+  std::unique_ptr<char[]> block_;
   google::protobuf::Arena arena_;
   Instr* instr_ = nullptr;
 };
