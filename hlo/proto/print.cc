@@ -415,7 +415,8 @@ bool PrintModule(const xla::HloModuleProto& module,
     out->push_back('\n');
   }
   // Reserved for the likely text size (200 bytes a line is typical of
-  // real dumps).
+  // real dumps), in huge pages: a 4 KB page's first-touch fault costs more
+  // than printing into it.
   std::vector<size_t> estimate(n);
   for (int k = 0; k < n; ++k) {
     estimate[k] = 200 * index.comps[order[k]].instrs.size();
