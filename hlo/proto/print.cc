@@ -153,7 +153,7 @@ bool ModulePrinter::PrintComputation(const CompRef& comp) {
   const xla::HloComputationProto& c = *comp.message;
   if (comp.program_shapes) {
     for (std::string_view bytes : *comp.program_shapes) {
-      if (!ParseDeferred(bytes, &scratch_.program_shape)) return false;
+      if (!ParseDeferred(bytes, scratch_.ProgramShape())) return false;
     }
   }
   const int n = static_cast<int>(comp.instrs.size());

@@ -196,25 +196,32 @@ class Scratch {
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
 
-  // The message to parse the next instruction into; ends the last one's.
+  // The message to parse the next instruction (or a computation's program
+  // shape) into; ends the last one's.
   Instr* Instruction() {
     if (arena_.SpaceUsed() > kBlockBytes / 2) Renew();
     return instr_;
   }
+  xla::ProgramShapeProto* ProgramShape() {
+    if (arena_.SpaceUsed() > kBlockBytes / 2) Renew();
+    return program_shape_;
+  }
 
   xla::ShapeProto shape;
-  xla::ProgramShapeProto program_shape;
 
  private:
   static constexpr size_t kBlockBytes = size_t{256} << 10;
   void Renew() {
     arena_.Reset();
     instr_ = google::protobuf::Arena::CreateMessage<Instr>(&arena_);
+    program_shape_ =
+        google::protobuf::Arena::CreateMessage<xla::ProgramShapeProto>(&arena_);
   }
 
   std::unique_ptr<char[]> block_;
   google::protobuf::Arena arena_;
   Instr* instr_ = nullptr;
+  xla::ProgramShapeProto* program_shape_ = nullptr;
 };
 
 // Prints the header and stack frames (PrintHeader) or one computation
