@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <new>
 #include <utility>
 
@@ -24,6 +25,16 @@ LargeBuffer LargeBuffer::Allocate(size_t size) {
   }
   buffer.size_ = size;
   return buffer;
+}
+
+void AdviseHugePages(void* data, size_t size) {
+  const uintptr_t huge = uintptr_t{2} << 20;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = (begin + huge - 1) / huge * huge;
+  const uintptr_t last = (begin + size) / huge * huge;
+  if (first < last) {
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  }
 }
 
 LargeBuffer::LargeBuffer(LargeBuffer&& other) noexcept {

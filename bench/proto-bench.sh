@@ -10,6 +10,9 @@
 # Then, side by side: `hlo-lsp convert X.pb` against `hlo-lsp check` of the
 # text it prints (wall time, medians of 5) for the largest corpus module and
 # the 50 MB one; the goal is a ratio (convert / check) of at most 1.0.
+# With HLO_LSP_PROTO_BENCH_BASE=OLD_HLO_LSP, that binary's convert of the
+# same file is timed too, right after, against the same check time (a
+# before/after on a busy machine).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -50,4 +53,10 @@ for f in "$(head -n 1 "$work/largest.list")" "$large"; do
     printf "%-44s %6.1f MB text: convert %8.1f ms (%6.1f MB/s), " \
            "check %8.1f ms (%6.1f MB/s), ratio %.2f\n",
            name, b / 1e6, c / 1e3, b / c, k / 1e3, b / k, c / k }'
+  if [ -n "${HLO_LSP_PROTO_BENCH_BASE:-}" ]; then
+    base_us=$(median "$HLO_LSP_PROTO_BENCH_BASE" convert "$work/x.pb" -o -)
+    awk -v c="$base_us" -v k="$check_us" 'BEGIN {
+      printf "  %-42s convert %8.1f ms, ratio %.2f\n", "base binary:",
+             c / 1e3, c / k }'
+  fi
 done

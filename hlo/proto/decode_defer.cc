@@ -8,13 +8,13 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "hlo/proto/decode_internal.h"
+#include "hlo/proto/wire_reader.h"
 
 namespace hlo::proto::decode_internal {
 namespace {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 
 void AppendVarint(uint64_t value, std::string* out) {
@@ -47,65 +47,35 @@ class Hollower {
       deferred_.emplace_back();
       shapes_.emplace_back();
     }
-    CodedInputStream in(Data(bytes), static_cast<int>(bytes.size()));
-    Configure(in);
-    while (in.CurrentPosition() < static_cast<int>(bytes.size())) {
-      const int at = in.CurrentPosition();
-      uint32_t tag = 0;
-      if (!in.ReadVarint32(&tag) || (tag >> 3) == 0) return false;
-      const FieldDescriptor* field = d->FindFieldByNumber(tag >> 3);
-      const bool message = field &&
-                           field->type() == FieldDescriptor::TYPE_MESSAGE &&
-                           (tag & 7) == 2;
-      uint64_t value = 0;
-      switch (tag & 7) {
-        case 0:
-          if (!in.ReadVarint64(&value)) return false;
-          break;
-        case 1:
-          if (!in.Skip(8)) return false;
-          break;
-        case 5:
-          if (!in.Skip(4)) return false;
-          break;
-        case 2: {
-          if (!in.ReadVarint64(&value) ||
-              value > bytes.size() - in.CurrentPosition()) {
-            return false;
-          }
-          const std::string_view inner =
-              bytes.substr(in.CurrentPosition(), value);
-          if (!in.Skip(static_cast<int>(value))) return false;
-          if (computation && message &&
-              (field->number() == 2 || field->number() == 4)) {
-            (field->number() == 2 ? deferred_ : shapes_)
-                .back()
-                .push_back(inner);
-            instruction_depth_ = depth + 1;
-            continue;  // left out of the copy
-          }
-          if (message && OnPath(field->message_type())) {
-            std::string copy;
-            if (!Copy(inner, field->message_type(), depth + 1, &copy)) {
-              return false;
-            }
-            AppendVarint(tag, out);
-            AppendVarint(copy.size(), out);
-            out->append(copy);
-            continue;
-          }
-          break;
+    wire::Field f;
+    for (size_t pos = 0; pos < bytes.size();) {
+      const size_t at = pos;
+      // Groups are not in these messages: the whole parse judges them.
+      if (!wire::ReadField(bytes, &pos, &f)) return false;
+      const FieldDescriptor* field = d->FindFieldByNumber(f.number);
+      const Descriptor* type =
+          field && field->type() == FieldDescriptor::TYPE_MESSAGE
+              ? field->message_type()
+              : nullptr;
+      if (type && f.type == wire::kLengthDelimited) {
+        if (computation && (f.number == 2 || f.number == 4)) {
+          (f.number == 2 ? deferred_ : shapes_).back().push_back(f.data);
+          instruction_depth_ = depth + 1;
+          continue;  // left out of the copy
         }
-        default:  // groups: not in these messages; parse them whole
-          return false;
+        if (OnPath(type)) {
+          std::string copy;
+          if (!Copy(f.data, type, depth + 1, &copy)) return false;
+          AppendVarint((uint64_t{f.number} << 3) | wire::kLengthDelimited, out);
+          AppendVarint(copy.size(), out);
+          out->append(copy);
+          continue;
+        }
+      } else if (type && OnPath(type)) {
+        return false;  // a message on the path with another wire type
       }
-      // Any other field (or one of these with an odd wire type, which the
-      // parse then judges) is copied as it is.
-      if (field && field->type() == FieldDescriptor::TYPE_MESSAGE &&
-          OnPath(field->message_type()) && (tag & 7) != 2) {
-        return false;
-      }
-      out->append(bytes.substr(at, in.CurrentPosition() - at));
+      // Any other field is copied as it is.
+      out->append(bytes.substr(at, pos - at));
     }
     return true;
   }

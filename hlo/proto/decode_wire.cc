@@ -1,6 +1,7 @@
 // The decoder's wire-format tools: the full walk that locates the first
-// break (CheckWireFormat and DecodeProto's error message) and the cheap
-// prescreen that picks the candidate message type.
+// break (CheckWireFormat and DecodeProto's error message; its own loop, as
+// it reads groups and says what broke where) and the cheap prescreen that
+// picks the candidate message type (wire::ReadField).
 #include <climits>
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlo/proto/decode.h"
 #include "hlo/proto/decode_internal.h"
+#include "hlo/proto/wire_reader.h"
 
 namespace hlo::proto {
 namespace decode_internal {
@@ -175,75 +177,27 @@ bool WireTypeFits(const FieldDescriptor* field, int wire_type) {
 
 bool PrescreenClean(std::string_view bytes, const Descriptor* descriptor,
                     int depth) {
-  CodedInputStream in(Data(bytes), static_cast<int>(bytes.size()));
-  Configure(in);
   absl::flat_hash_map<int, int> visits;  // field -> sub-messages checked
-  while (in.CurrentPosition() < static_cast<int>(bytes.size())) {
-    uint32_t tag = 0;
-    if (!in.ReadVarint32(&tag) || (tag >> 3) == 0) return false;
-    const FieldDescriptor* field = descriptor->FindFieldByNumber(tag >> 3);
-    const int wire_type = static_cast<int>(tag & 7);
-    if (!field || !WireTypeFits(field, wire_type)) return false;
-    uint64_t value;
-    switch (wire_type) {
-      case 0:
-        if (!in.ReadVarint64(&value)) return false;
-        break;
-      case 1:
-        if (!in.Skip(8)) return false;
-        break;
-      case 5:
-        if (!in.Skip(4)) return false;
-        break;
-      case 2: {
-        if (!in.ReadVarint64(&value) ||
-            value > bytes.size() - in.CurrentPosition()) {
-          return false;
-        }
-        const int start = in.CurrentPosition();
-        if (field->type() == FieldDescriptor::TYPE_MESSAGE && depth > 0 &&
-            visits[field->number()]++ < 2 &&
-            !PrescreenClean(bytes.substr(start, value), field->message_type(),
-                            depth - 1)) {
-          return false;
-        }
-        if (!in.Skip(static_cast<int>(value))) return false;
-        break;
-      }
-      default:
-        return false;
+  wire::Field f;
+  for (size_t pos = 0; pos < bytes.size();) {
+    if (!wire::ReadField(bytes, &pos, &f)) return false;
+    const FieldDescriptor* field = descriptor->FindFieldByNumber(f.number);
+    if (!field || !WireTypeFits(field, f.type)) return false;
+    if (f.type == wire::kLengthDelimited &&
+        field->type() == FieldDescriptor::TYPE_MESSAGE && depth > 0 &&
+        visits[field->number()]++ < 2 &&
+        !PrescreenClean(f.data, field->message_type(), depth - 1)) {
+      return false;
     }
   }
   return true;
 }
 
 bool HasTopLevelField(std::string_view bytes, uint32_t number) {
-  CodedInputStream in(Data(bytes), static_cast<int>(bytes.size()));
-  Configure(in);
-  while (in.CurrentPosition() < static_cast<int>(bytes.size())) {
-    uint32_t tag = 0;
-    if (!in.ReadVarint32(&tag)) return false;
-    if ((tag >> 3) == number) return true;
-    uint64_t value;
-    switch (tag & 7) {
-      case 0:
-        if (!in.ReadVarint64(&value)) return false;
-        break;
-      case 1:
-        if (!in.Skip(8)) return false;
-        break;
-      case 5:
-        if (!in.Skip(4)) return false;
-        break;
-      case 2:
-        if (!in.ReadVarint64(&value) || value > INT_MAX ||
-            !in.Skip(static_cast<int>(value))) {
-          return false;
-        }
-        break;
-      default:
-        return false;
-    }
+  wire::Field f;
+  for (size_t pos = 0; pos < bytes.size();) {
+    if (!wire::ReadField(bytes, &pos, &f)) return false;
+    if (f.number == number) return true;
   }
   return false;
 }

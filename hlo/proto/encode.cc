@@ -5,10 +5,12 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
 #include "hlo/parser.h"
+#include "hlo/proto/callee_order.h"
 #include "hlo/proto/encode_internal.h"
 #include "hlo/shape_inference.h"
 
@@ -45,39 +47,21 @@ InlineBody ParseInlineBody(std::string_view value) {
 namespace internal {
 namespace {
 
-// Callees before callers, as XLA's HloModule::CreateFromProto needs; the
-// stored order is kept where it already is one.
+// Callees before callers (CalleesFirstOrder), as XLA's
+// HloModule::CreateFromProto needs.
 void OrderCalleesFirst(xla::HloModuleProto* module) {
   const int n = module->computations_size();
   absl::flat_hash_map<int64_t, int> index;
   for (int k = 0; k < n; ++k) index[module->computations(k).id()] = k;
-  std::vector<int> order;
-  std::vector<char> state(n, 0);  // 0 new, 1 entered, 2 done
-  for (int root = 0; root < n; ++root) {
-    std::vector<std::pair<int, bool>> stack = {{root, false}};
-    while (!stack.empty()) {
-      auto [k, expanded] = stack.back();
-      stack.pop_back();
-      if (state[k] == 2) continue;
-      if (expanded) {
-        state[k] = 2;
-        order.push_back(k);
-        continue;
-      }
-      if (state[k] == 1) continue;  // a cycle
-      state[k] = 1;
-      stack.push_back({k, true});
-      const auto& instructions = module->computations(k).instructions();
-      for (auto it = instructions.rbegin(); it != instructions.rend(); ++it) {
-        for (int c = it->called_computation_ids_size() - 1; c >= 0; --c) {
-          auto found = index.find(it->called_computation_ids(c));
-          if (found != index.end() && state[found->second] == 0) {
-            stack.push_back({found->second, false});
+  const std::vector<int> order =
+      CalleesFirstOrder(n, [&](int k, std::vector<int>* callees) {
+        for (const auto& instruction : module->computations(k).instructions()) {
+          for (int64_t id : instruction.called_computation_ids()) {
+            auto found = index.find(id);
+            if (found != index.end()) callees->push_back(found->second);
           }
         }
-      }
-    }
-  }
+      });
   std::vector<xla::HloComputationProto*> taken(n);
   module->mutable_computations()->ExtractSubrange(0, n, taken.data());
   for (int k : order) module->mutable_computations()->AddAllocated(taken[k]);

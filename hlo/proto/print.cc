@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/large_buffer.h"
 #include "base/strings.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "hlo/proto/decode_internal.h"
@@ -33,7 +34,7 @@ void ModulePrinter::EnterComputation(const CompRef& c) {
   for (const InstrRef& i : c.instrs) {
     min = std::min(min, i.id);
     max = std::max(max, i.id);
-    if (i.opcode == "parameter") params_.push_back(&i);
+    if (i.is_parameter) params_.push_back(&i);
   }
   if (static_cast<uint64_t>(max) - static_cast<uint64_t>(min) <
       4 * static_cast<uint64_t>(n) + 64) {
@@ -152,7 +153,7 @@ bool ModulePrinter::PrintComputation(const CompRef& comp) {
   const xla::HloComputationProto& c = *comp.message;
   if (comp.program_shapes) {
     for (std::string_view bytes : *comp.program_shapes) {
-      if (!ParseDeferred(bytes, &scratch_.program_shape)) return false;
+      if (!ParseDeferred(bytes, scratch_.ProgramShape())) return false;
     }
   }
   const int n = static_cast<int>(comp.instrs.size());
@@ -170,7 +171,7 @@ bool ModulePrinter::PrintComputation(const CompRef& comp) {
   out_.append(" (");
   for (size_t p = 0; p < params.size(); ++p) {
     if (p > 0) out_.append(", ");
-    out_.append(params[p]->name);
+    out_.append(params[p]->name());
     out_.append(": ");
     AppendShape(ShapeOf(*params[p]), true, &out_);
   }
@@ -244,10 +245,11 @@ const InstrRef* ModulePrinter::Find(int64_t id) {
 }
 
 const xla::ShapeProto& ModulePrinter::ShapeOf(const InstrRef& ref) {
-  if (ref.message) return ref.message->shape();
+  if (ref.parsed) return ref.message()->shape();
   // A shape that does not parse fails its instruction's parse too.
-  if (!scratch_.shape.ParseFromArray(ref.shape.data(),
-                                     static_cast<int>(ref.shape.size()))) {
+  const std::string_view bytes = ref.shape_bytes();
+  if (!scratch_.shape.ParseFromArray(bytes.data(),
+                                     static_cast<int>(bytes.size()))) {
     scratch_.shape.Clear();
   }
   return scratch_.shape;
@@ -259,7 +261,7 @@ void ModulePrinter::AppendOperand(int64_t id) {
     if (const InstrRef* operand = Find(id)) {
       AppendShape(ShapeOf(*operand), true, &out_);
       out_.append(" %");
-      out_.append(operand->name);
+      out_.append(operand->name());
     } else {
       out_.append("%unknown.operand.");
       AppendInt(id, &out_);
@@ -280,7 +282,7 @@ const ModulePrinter::OperandText& ModulePrinter::OperandTextOf(
     AppendShape(shape ? *shape : ShapeOf(operand), true, &operand_texts_);
     text.shape_size = operand_texts_.size() - text.offset;
     operand_texts_.append(" %");
-    operand_texts_.append(operand.name);
+    operand_texts_.append(operand.name());
     text.size = operand_texts_.size() - text.offset;
   }
   return text;
@@ -304,12 +306,15 @@ void ModulePrinter::AppendFrontendAttributes(
 
 bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   const InstrRef& ref = current_->instrs[k];
-  if (!ref.message && !ParseDeferred(ref.bytes, &scratch_.instr)) {
-    return false;
+  const Instr* parsed = ref.message();
+  if (!parsed) {
+    Instr* instr = scratch_.Instruction();
+    if (!ParseDeferred(ref.bytes(), instr)) return false;
+    parsed = instr;
   }
-  const Instr& in = ref.message ? *ref.message : scratch_.instr;
+  const Instr& in = *parsed;
   // The full decode refuses a module with an instruction lacking one.
-  if (!ref.message && in.opcode().empty()) return false;
+  if (!ref.parsed && in.opcode().empty()) return false;
   const OpInfo op = ClassifyOpcode(in.opcode());
   out_.append(is_root ? "  ROOT %" : "  %");
   out_.append(in.name());
@@ -410,7 +415,8 @@ bool PrintModule(const xla::HloModuleProto& module,
     out->push_back('\n');
   }
   // Reserved for the likely text size (200 bytes a line is typical of
-  // real dumps).
+  // real dumps), in huge pages: a 4 KB page's first-touch fault costs more
+  // than printing into it.
   std::vector<size_t> estimate(n);
   for (int k = 0; k < n; ++k) {
     estimate[k] = 200 * index.comps[order[k]].instrs.size();
@@ -418,6 +424,8 @@ bool PrintModule(const xla::HloModuleProto& module,
   std::vector<size_t> prefix(n + 1, 0);  // estimates before position k
   for (int k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + estimate[k];
   out->reserve(out->size() + prefix[n]);
+  base::AdviseHugePages(out->data() + out->size(),
+                        out->capacity() - out->size());
   // Contiguous runs of the printing order, of about equal estimated size:
   // the first prints straight into `out` on this thread, the others into
   // their own strings on their own, appended in order after.
@@ -443,6 +451,7 @@ bool PrintModule(const xla::HloModuleProto& module,
   for (size_t run = 1; run + 1 < cut.size(); ++run) {
     pool.emplace_back([&, run] {
       texts[run].reserve(prefix[cut[run + 1]] - prefix[cut[run]]);
+      base::AdviseHugePages(texts[run].data(), texts[run].capacity());
       print(run, &texts[run]);
     });
   }

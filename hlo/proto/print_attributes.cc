@@ -450,7 +450,7 @@ void ModulePrinter::PrintCommonAttributes(const Instr& in) {
       if (k > 0) out_.append(", ");
       out_.push_back('%');
       if (const InstrRef* p = Find(in.control_predecessor_ids(k))) {
-        out_.append(p->name);
+        out_.append(p->name());
       } else {
         out_.append("unknown.operand.");
         AppendInt(in.control_predecessor_ids(k), &out_);

@@ -11,12 +11,14 @@
 
 #include <charconv>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "google/protobuf/arena.h"
 #include "hlo/proto/hlo.pb.h"
 #include "hlo/proto/print.h"
 
@@ -117,24 +119,43 @@ OpInfo ClassifyOpcode(std::string_view opcode);
 
 // ------------------------------------------------------------ printer --
 
-// An instruction as the module-level passes see it (ids, names, signature,
-// callees): from a parsed message, or read off its wire bytes without
-// building one (a deferred decode), then parsed only when its line prints.
+// An instruction as the module-level passes see it (ids, names, signature):
+// from a parsed message, or read off its wire bytes without building one (a
+// deferred decode), then parsed only when its line prints. Kept small (a
+// module has hundreds of thousands): offsets into the wire bytes rather than
+// views, and the callees in CompRef::called.
 struct InstrRef {
   int64_t id = 0;
-  std::string_view name;
-  std::string_view opcode;
   int64_t parameter_number = 0;
-  const Instr* message = nullptr;  // the parsed instruction, if any
-  std::string_view bytes;          // else its wire bytes
-  std::string_view shape;          // and its ShapeProto's
-  uint32_t called_begin = 0;       // in CompRef::called
-  uint32_t called_count = 0;
+  // The parsed instruction when `parsed`, else the start of its wire bytes.
+  const void* source = nullptr;
+  uint32_t size = 0;  // of the wire bytes
+  uint32_t name_offset = 0, name_size = 0;
+  uint32_t shape_offset = 0, shape_size = 0;  // its ShapeProto's bytes
+  bool parsed = false;
+  bool is_parameter = false;
+
+  const Instr* message() const {
+    return parsed ? static_cast<const Instr*>(source) : nullptr;
+  }
+  std::string_view bytes() const {
+    return {static_cast<const char*>(source), size};
+  }
+  std::string_view name() const {
+    if (parsed) return message()->name();
+    return {static_cast<const char*>(source) + name_offset, name_size};
+  }
+  std::string_view shape_bytes() const {
+    return {static_cast<const char*>(source) + shape_offset, shape_size};
+  }
 };
+static_assert(sizeof(InstrRef) <= 48);
 struct CompRef {
   const xla::HloComputationProto* message = nullptr;
   std::vector<InstrRef> instrs;
-  std::vector<int64_t> called;  // called_computation_ids, all instructions
+  // called_computation_ids, all instructions', in order: all that the
+  // computation order needs.
+  std::vector<int64_t> called;
   // A deferred decode's program shapes, parsed only to check them.
   const std::vector<std::string_view>* program_shapes = nullptr;
 };
@@ -154,12 +175,53 @@ struct ModuleIndex {
   std::once_flag global_once;
 };
 
-// Reused between the computations a thread prints: parsing into a cleared
-// message reuses its strings and sub-messages.
-struct Scratch {
-  xla::HloInstructionProto instr;
+// Reused between the computations a thread prints. The instruction is
+// parsed into a message on an arena: a heap message's Clear() deletes its
+// sub-messages (shape, metadata, ...) and the parse allocates them again, a
+// malloc and a free each per instruction; on the arena Clear() drops them
+// and the parse takes new ones from the arena's own block, which
+// Instruction() reuses once it is used up. What does not fit it (a large
+// constant's literal) goes to the heap until then.
+class Scratch {
+ public:
+  Scratch()
+      : block_(new char[kBlockBytes]), arena_([this] {
+          google::protobuf::ArenaOptions options;
+          options.initial_block = block_.get();
+          options.initial_block_size = kBlockBytes;
+          return options;
+        }()) {
+    Renew();
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  // The message to parse the next instruction (or a computation's program
+  // shape) into; ends the last one's.
+  Instr* Instruction() {
+    if (arena_.SpaceUsed() > kBlockBytes / 2) Renew();
+    return instr_;
+  }
+  xla::ProgramShapeProto* ProgramShape() {
+    if (arena_.SpaceUsed() > kBlockBytes / 2) Renew();
+    return program_shape_;
+  }
+
   xla::ShapeProto shape;
-  xla::ProgramShapeProto program_shape;
+
+ private:
+  static constexpr size_t kBlockBytes = size_t{256} << 10;
+  void Renew() {
+    arena_.Reset();
+    instr_ = google::protobuf::Arena::CreateMessage<Instr>(&arena_);
+    program_shape_ =
+        google::protobuf::Arena::CreateMessage<xla::ProgramShapeProto>(&arena_);
+  }
+
+  std::unique_ptr<char[]> block_;
+  google::protobuf::Arena arena_;
+  Instr* instr_ = nullptr;
+  xla::ProgramShapeProto* program_shape_ = nullptr;
 };
 
 // Prints the header and stack frames (PrintHeader) or one computation

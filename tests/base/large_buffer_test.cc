@@ -1,6 +1,11 @@
 #include "base/large_buffer.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include "gtest/gtest.h"
@@ -32,6 +37,43 @@ TEST(LargeBufferTest, MovesHandOverOwnership) {
   c = std::move(b);
   EXPECT_EQ(c.data()[0], 'a');
   EXPECT_EQ(c.size(), LargeBuffer::kMapFrom);
+}
+
+// The VmFlags line of the mapping holding `address`, from /proc/self/smaps.
+std::string VmFlagsAt(uintptr_t address) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2) {
+      inside = begin <= address && address < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+TEST(LargeBufferTest, AdvisesHugePagesForAStringsReserve) {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    GTEST_SKIP() << "no transparent huge pages";
+  }
+  std::string text = "kept";
+  text.reserve(size_t{8} << 20);
+  AdviseHugePages(text.data(), text.capacity());
+  EXPECT_EQ(text, "kept");
+  const uintptr_t huge = uintptr_t{2} << 20;
+  const uintptr_t inside =
+      (reinterpret_cast<uintptr_t>(text.data()) + huge - 1) / huge * huge;
+  EXPECT_NE(VmFlagsAt(inside).find(" hg"), std::string::npos)
+      << VmFlagsAt(inside);
+  text.append(size_t{6} << 20, 'x');
+  EXPECT_EQ(text.back(), 'x');
+  // Less than a whole huge page: nothing to advise, nothing breaks.
+  char small[100] = {};
+  AdviseHugePages(small, sizeof(small));
+  AdviseHugePages(nullptr, 0);
 }
 
 }  // namespace

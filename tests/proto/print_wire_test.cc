@@ -146,6 +146,37 @@ TEST(PrintWire, SyntheticModulesOnOneThreadAndMany) {
   }
 }
 
+// Large constants fill the printer's scratch arena (renewed after a
+// megabyte) in the middle of a computation: every line after a renewal
+// prints as the whole path prints it.
+TEST(PrintWire, LargeConstantsAcrossArenaRenewals) {
+  constexpr int kElements = 60000;
+  std::string values;
+  for (int i = 0; i < kElements; ++i) {
+    if (i > 0) values += ", ";
+    values += std::to_string(i % 977);
+  }
+  const std::string shape = "f32[" + std::to_string(kElements) + "]{0}";
+  std::string text = "HloModule constants\n\nENTRY %main () -> " + shape +
+                     " {\n  %c0 = " + shape + " constant({" + values + "})\n";
+  for (int k = 1; k < 8; ++k) {
+    const std::string c = "%c" + std::to_string(k);
+    const std::string previous = "%c" + std::to_string(k - 1);
+    text += "  " + c + " = " + shape + " constant({" + values + "})\n";
+    text += "  %s" + std::to_string(k) + " = " + shape + " add(" + shape + " " +
+            previous + ", " + shape + " " + c + ")\n";
+  }
+  text += "  ROOT %out = " + shape + " copy(" + shape + " %s7)\n}\n";
+  const std::string bytes = Encoded(text);
+  ASSERT_GT(bytes.size(), size_t{3} << 19);  // 1.5 MB of literals
+  EXPECT_TRUE(Deferred(bytes));
+  ExpectSame(bytes, "large constants");
+  absl::StatusOr<ProtoTextResult> result = ConvertProtoFileToText(bytes);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_NE(result->text.find("%c7 = " + shape + " constant({0, 1, 2,"),
+            std::string::npos);
+}
+
 TEST(PrintWire, OtherKindsAroundTheModule) {
   const std::string proto = Encoded(SyntheticModule(3));
   xla::HloProto hlo;
