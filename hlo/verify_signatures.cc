@@ -36,7 +36,8 @@ void CheckRoots(const Findings& f) {
                       ShapeString(*declared),
                       ", is not compatible with that of its root "
                       "instruction ",
-                      file.Name(r), ", ", ShapeString(*root)));
+                      file.Name(r), ", ", ShapeString(*root)),
+            {{NameOrSpan(r), "the root instruction"}});
   }
 }
 
@@ -53,7 +54,9 @@ void CheckOperandShapes(const Findings& f) {
             base::Cat("The declared operand shape ", ShapeString(*declared),
                       " is not compatible with the shape of the operand "
                       "instruction ",
-                      ShapeString(*actual), "."));
+                      ShapeString(*actual), "."),
+            {{NameOrSpan(file.instructions[Producer(operand)]),
+              "the operand's definition"}});
   }
 }
 
