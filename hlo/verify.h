@@ -27,6 +27,8 @@ struct VerifierOptions {
   // api_version=API_VERSION_UNSPECIFIED): on with an explicit --verify=
   // list, off for the file's own choice so old dumps stay clean.
   bool todays_rules = false;
+
+  bool operator==(const VerifierOptions&) const = default;
 };
 
 // Parses `--verify=LIST` (comma-separated HloVerifierOpts names, `default`
