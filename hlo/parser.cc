@@ -61,6 +61,13 @@ void Parser::Error(Span span, std::string message, Severity severity) {
   file_.diagnostics.push_back({span, severity, std::move(message)});
 }
 
+void Parser::Error(Span span, std::string message, RelatedSpan related) {
+  Error(span, std::move(message));
+  if (!file_.diagnostics_truncated) {
+    file_.diagnostics.back().related.push_back(std::move(related));
+  }
+}
+
 std::string Parser::Describe(const Token& token) const {
   switch (token.kind) {
     case TokenKind::kEof:
@@ -252,8 +259,11 @@ void Parser::FinishModule() {
   for (Id c = m.computations.begin; c < m.computations.end(); ++c) {
     const Computation& comp = file_.computations[c];
     if (!computation_names_.Insert(Text(comp.name), c)) {
-      Error(comp.name, absl::StrCat("redefinition of computation '",
-                                    ToAbsl(Text(comp.name)), "'"));
+      const Id first = computation_names_.Find(Text(comp.name));
+      Error(comp.name,
+            absl::StrCat("redefinition of computation '",
+                         ToAbsl(Text(comp.name)), "'"),
+            RelatedSpan{file_.computations[first].name, "first defined here"});
     }
     if (comp.is_entry) {
       if (entry != kNone) {
@@ -533,8 +543,10 @@ void Parser::FinishComputation(Id comp_id, Offset end) {
     if (inst.is_nested) continue;
     last_top_level = i;
     if (!instruction_names_.Insert(Text(inst.name), i)) {
+      const Id first = instruction_names_.Find(Text(inst.name));
       Error(inst.name,
-            absl::StrCat("redefinition of '", ToAbsl(Text(inst.name)), "'"));
+            absl::StrCat("redefinition of '", ToAbsl(Text(inst.name)), "'"),
+            RelatedSpan{file_.instructions[first].name, "first defined here"});
     }
     if (inst.is_root) {
       if (explicit_root != kNone) {

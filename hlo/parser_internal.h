@@ -40,6 +40,8 @@ class Parser {
   }
   void Error(Span span, std::string message,
              Severity severity = Severity::kError);
+  // An error about two places (a redefinition and the first definition).
+  void Error(Span span, std::string message, RelatedSpan related);
   void ErrorExpected(std::string_view expected, const Token& found);
   std::string Describe(const Token& token) const;
   bool Expect(TokenKind kind, std::string_view what, Token* out = nullptr);

@@ -281,7 +281,10 @@ Inference InferShape(const ParsedFile& file, Id id) {
   }
   for (auto* family : {sii::InferElementwise, sii::InferDataMovement,
                        sii::InferCompute, sii::InferControl}) {
-    if (std::optional<Inference> result = family(ctx)) return *result;
+    // Moved out, not copied: a copy allocates the shape again.
+    if (std::optional<Inference> result = family(ctx)) {
+      return std::move(*result);
+    }
   }
   return sii::CannotInfer();
 }

@@ -158,10 +158,19 @@ struct Module {
 
 enum class Severity : uint8_t { kError, kWarning };
 
+// Another place a finding is about (the start of an unpaired done, the
+// parameter a call site disagrees with, the first definition of a name):
+// LSP's relatedInformation.
+struct RelatedSpan {
+  Span span;
+  std::string message;
+};
+
 struct Diagnostic {
   Span span;
   Severity severity = Severity::kError;
   std::string message;
+  std::vector<RelatedSpan> related;  // usually empty: no allocation
 };
 
 // -------------------------------------------------------------- the file --

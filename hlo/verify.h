@@ -36,6 +36,8 @@ struct VerifierOptions {
   bool verify_reshape_is_bitcast = false;
   bool verify_no_host_memory_space = false;
   bool verify_instruction_name_unchanged = false;
+
+  bool operator==(const VerifierOptions&) const = default;
 };
 
 // Parses `--verify=LIST` (comma-separated HloVerifierOpts names, `default`

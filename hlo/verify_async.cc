@@ -44,9 +44,16 @@ void SingleUser(const Findings& f, Id id, std::initializer_list<Opcode> want) {
   std::vector<Id> users = UniqueUsers(f.file, id);
   const Span at = inst.name.empty() ? inst.span : inst.name;
   if (users.size() != 1) {
-    f.Error(at, base::Cat("The ", OpcodeName(inst.opcode),
-                          " instruction requires one consumer, found ",
-                          users.size()));
+    std::vector<RelatedSpan> consumers;
+    for (Id user : users) {
+      consumers.push_back(
+          {NameOrSpan(f.file.instructions[user]), "a consumer"});
+    }
+    f.Error(
+        at,
+        base::Cat("The ", OpcodeName(inst.opcode),
+                  " instruction requires one consumer, found ", users.size()),
+        std::move(consumers));
     return;
   }
   const Instruction& user = f.file.instructions[users[0]];
@@ -54,7 +61,8 @@ void SingleUser(const Findings& f, Id id, std::initializer_list<Opcode> want) {
     f.Error(at,
             base::Cat("The consumer of a ", OpcodeName(inst.opcode),
                       " instruction needs to be one of (", Names(want, ", "),
-                      "), found ", OpcodeName(user.opcode)));
+                      "), found ", OpcodeName(user.opcode)),
+            {{NameOrSpan(user), "the consumer"}});
   }
 }
 
@@ -72,7 +80,8 @@ void SingleOperand(const Findings& f, Id id,
   f.Error(operand.span,
           base::Cat("The operand of a ", OpcodeName(inst.opcode),
                     " instruction needs to be ", Names(want, " or "),
-                    ", found ", OpcodeName(producer.opcode)));
+                    ", found ", OpcodeName(producer.opcode)),
+          {{NameOrSpan(producer), "the operand's definition"}});
 }
 
 // A send or recv that is the root of an async wrapped computation has no

@@ -100,7 +100,9 @@ class CallChecker {
       f_.Error(ref.name,
                base::Cat("Expected computation ", file().Text(ref.name),
                          " called from ", file().Name(inst), " to have ", count,
-                         " parameters, has ", params.size()));
+                         " parameters, has ", params.size()),
+               {{file().computations[ref.computation].name,
+                 "the called computation"}});
       return;
     }
     for (Id i = 0; i < count && first + i < inst.operands.count; ++i) {
@@ -113,7 +115,9 @@ class CallChecker {
       f_.Error(operand.span,
                base::Cat("Operand ", first + i, " (", ShapeString(*have),
                          ") shape does not match parameter's (",
-                         ShapeString(*want), ") in ", file().Text(ref.name)));
+                         ShapeString(*want), ") in ", file().Text(ref.name)),
+               {{NameOrSpan(file().instructions[params[i]]),
+                 base::Cat("parameter ", i, " of ", file().Text(ref.name))}});
     }
   }
 
@@ -129,7 +133,8 @@ class CallChecker {
     f_.Error(ref.name,
              base::Cat("Conditional computation shape does not lead to a "
                        "scalar predicate shape: ",
-                       ShapeString(*shape)));
+                       ShapeString(*shape)),
+             {{NameOrSpan(file().instructions[root]), "the condition's root"}});
   }
 
   const Findings& f_;

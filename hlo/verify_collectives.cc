@@ -25,8 +25,10 @@ bool HasReplicaGroups(Opcode op) {
 
 void CheckGroupMode(const Findings& f, const Instruction& inst) {
   const ParsedFile& file = f.file;
+  // The opcode first: it is one compare, the attribute a scan.
+  if (!TakesGlobalDeviceIds(inst.opcode)) return;
   const Attribute* global = file.FindAttribute(inst, "use_global_device_ids");
-  if (global == nullptr || !TakesGlobalDeviceIds(inst.opcode)) return;
+  if (global == nullptr) return;
   absl::StatusOr<bool> on = DecodeBool(file.Text(global->value));
   if (!on.ok() || !*on) return;
   if (file.FindAttribute(inst, "channel_id") == nullptr) {
@@ -51,8 +53,9 @@ void CheckGroupMode(const Findings& f, const Instruction& inst) {
 // Every id once, all of [0, n) for n ids (the explicit form).
 void CheckGroupIds(const Findings& f, const Instruction& inst) {
   const ParsedFile& file = f.file;
+  if (!HasReplicaGroups(inst.opcode)) return;
   const Attribute* attr = file.FindAttribute(inst, "replica_groups");
-  if (attr == nullptr || !HasReplicaGroups(inst.opcode)) return;
+  if (attr == nullptr) return;
   absl::StatusOr<ReplicaGroups> groups =
       DecodeReplicaGroups(file.Text(attr->value));
   if (!groups.ok() || groups->is_iota) return;

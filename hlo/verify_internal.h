@@ -16,7 +16,19 @@ struct Findings {
   void Error(Span span, std::string message) const {
     out->push_back(Diagnostic{span, Severity::kError, std::move(message)});
   }
+  // The same, naming the other side of the finding.
+  void Error(Span span, std::string message,
+             std::vector<RelatedSpan> related) const {
+    out->push_back(Diagnostic{span, Severity::kError, std::move(message),
+                              std::move(related)});
+  }
 };
+
+// Where a related location points at an instruction: its name, or the
+// whole of a nameless nested one.
+inline Span NameOrSpan(const Instruction& inst) {
+  return inst.name.empty() ? inst.span : inst.name;
+}
 
 // The module as a whole: an empty file, a module without an entry.
 void CheckModules(const Findings& f);

@@ -21,6 +21,46 @@ Id Producer(const Operand& operand) {
   return operand.definition != kNone ? operand.definition : operand.nested;
 }
 
+// ShapesCompatible(a, b, false) read straight off the shape table: the
+// operand check runs once per written operand shape (every operand of an
+// old-style dump), and building two InferredShapes for each costs an
+// allocation apiece. True where the table cannot tell, as ShapeFromFile's
+// nullopt skipped the check.
+bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth = 0) {
+  constexpr int kMaxDepth = 64;  // as ShapeFromFile
+  if (a >= file.shapes.size() || b >= file.shapes.size() || depth > kMaxDepth) {
+    return true;
+  }
+  const Shape& x = file.shapes[a];
+  const Shape& y = file.shapes[b];
+  if (x.element_type != y.element_type) return false;
+  if (x.is_tuple()) {
+    if (x.tuple.count != y.tuple.count) return false;
+    if (x.tuple.end() > file.shape_ids.size() ||
+        y.tuple.end() > file.shape_ids.size()) {
+      return true;
+    }
+    for (Id i = 0; i < x.tuple.count; ++i) {
+      if (!TableShapesCompatible(file, file.shape_ids[x.tuple.begin + i],
+                                 file.shape_ids[y.tuple.begin + i],
+                                 depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (x.dims.end() > file.ints.size() || y.dims.end() > file.ints.size()) {
+    return true;
+  }
+  if (x.dims.count != y.dims.count) return false;
+  for (Id i = 0; i < x.dims.count; ++i) {
+    const int64_t p = file.ints[x.dims.begin + i];
+    const int64_t q = file.ints[y.dims.begin + i];
+    if (p != q && p != kUnboundedDim && q != kUnboundedDim) return false;
+  }
+  return true;
+}
+
 void CheckRoots(const Findings& f) {
   const ParsedFile& file = f.file;
   for (const Computation& c : file.computations) {
@@ -36,7 +76,8 @@ void CheckRoots(const Findings& f) {
                       ShapeString(*declared),
                       ", is not compatible with that of its root "
                       "instruction ",
-                      file.Name(r), ", ", ShapeString(*root)));
+                      file.Name(r), ", ", ShapeString(*root)),
+            {{NameOrSpan(r), "the root instruction"}});
   }
 }
 
@@ -44,6 +85,11 @@ void CheckOperandShapes(const Findings& f) {
   const ParsedFile& file = f.file;
   for (const Operand& operand : file.operands) {
     if (operand.shape == kNone || Producer(operand) == kNone) continue;
+    const Id producer_shape = file.instructions[Producer(operand)].shape;
+    if (producer_shape == kNone ||
+        TableShapesCompatible(file, operand.shape, producer_shape)) {
+      continue;
+    }
     std::optional<InferredShape> declared = ShapeFromFile(file, operand.shape);
     std::optional<InferredShape> actual = ShapeOf(file, Producer(operand));
     if (!declared || !actual || ShapesCompatible(*declared, *actual, false)) {
@@ -53,7 +99,9 @@ void CheckOperandShapes(const Findings& f) {
             base::Cat("The declared operand shape ", ShapeString(*declared),
                       " is not compatible with the shape of the operand "
                       "instruction ",
-                      ShapeString(*actual), "."));
+                      ShapeString(*actual), "."),
+            {{NameOrSpan(file.instructions[Producer(operand)]),
+              "the operand's definition"}});
   }
 }
 

@@ -44,7 +44,8 @@ std::string_view ThreadOf(const ParsedFile& file, Id computation) {
 void CheckThreads(const Findings& f, bool call_thread_names) {
   const ParsedFile& file = f.file;
   for (const Instruction& inst : file.instructions) {
-    if (inst.computation == kNone) continue;
+    // Most instructions call nothing: skip the caller's thread lookup.
+    if (inst.computation == kNone || inst.called.count == 0) continue;
     const std::string_view parent = ThreadOf(file, inst.computation);
     const bool callable =
         inst.opcode == Opcode::kFusion || inst.opcode == Opcode::kWhile ||
@@ -63,12 +64,17 @@ void CheckThreads(const Findings& f, bool call_thread_names) {
                 base::Cat("Callable instruction ", file.Name(inst),
                           " expects parent computation thread name same as "
                           "called computation's thread name (",
-                          parent, " vs ", callee, ")."));
+                          parent, " vs ", callee, ")."),
+                {{file.computations[ref.computation].name,
+                  "the called computation"}});
       } else if (call_thread_names && key == "to_apply") {
-        f.Error(ref.name, base::Cat(file.Name(inst),
-                                    " to_apply computation execution thread "
-                                    "does not match (",
-                                    callee, " vs ", parent, ")"));
+        f.Error(ref.name,
+                base::Cat(file.Name(inst),
+                          " to_apply computation execution thread "
+                          "does not match (",
+                          callee, " vs ", parent, ")"),
+                {{file.computations[ref.computation].name,
+                  "the called computation"}});
       }
     }
   }

@@ -229,6 +229,19 @@ void DocumentStore::ParseNow(std::string uri, std::shared_ptr<Document> doc) {
   }
 }
 
+std::vector<std::shared_ptr<const Snapshot>> DocumentStore::LatestSnapshots() {
+  std::vector<std::shared_ptr<const Snapshot>> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [uri, doc] : docs_) {
+    if (doc->closed || doc->parse_in_flight || doc->snapshot == nullptr ||
+        doc->snapshot->generation != doc->generation) {
+      continue;
+    }
+    out.push_back(doc->snapshot);
+  }
+  return out;
+}
+
 std::shared_ptr<const Snapshot> DocumentStore::Get(
     const std::string& uri, uint64_t min_generation,
     const std::atomic<bool>* cancelled) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "hlo/line_index.h"
 #include "hlo/syntax.h"
@@ -83,6 +84,10 @@ class DocumentStore {
   std::shared_ptr<const Snapshot> Get(const std::string& uri,
                                       uint64_t min_generation,
                                       const std::atomic<bool>* cancelled);
+
+  // The snapshots of open documents that are their latest text, for
+  // republishing diagnostics; a document still parsing publishes its own.
+  std::vector<std::shared_ptr<const Snapshot>> LatestSnapshots();
 
   // Wakes every waiter; later waits return at once.
   void Shutdown();

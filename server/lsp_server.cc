@@ -358,6 +358,7 @@ void LspServer::BindNotifications() {
       "workspace/didChangeConfiguration", [this](ConfigurationParams& p) {
         if (p.workspace_symbol_limit)
           workspace_symbol_limit_ = *p.workspace_symbol_limit;
+        if (p.verify && SetVerify(*p.verify)) RepublishDiagnostics();
         if (!p.inlay_hints) return;
         inlay_hints_ = *p.inlay_hints;
         if (inlay_refresh_support_) {
@@ -381,6 +382,7 @@ Result<InitializeResult> LspServer::Initialize(const InitializeParams& p) {
   if (p.inlay_hints) inlay_hints_ = *p.inlay_hints;
   if (p.workspace_symbol_limit)
     workspace_symbol_limit_ = *p.workspace_symbol_limit;
+  if (p.verify) SetVerify(*p.verify);
   inlay_refresh_support_ = p.inlay_refresh_support;
 
   std::vector<std::filesystem::path> folders;
@@ -638,9 +640,41 @@ std::shared_ptr<const std::string> LspServer::DocumentText(
 void LspServer::Send(const std::string& body) { transport_->Write(body); }
 
 void LspServer::PublishDiagnostics(const Snapshot& snap) {
-  Send(EncodeNotification(
-      "textDocument/publishDiagnostics",
-      PublishDiagnosticsParams{snap.uri, snap.version, Diagnostics(snap)}));
+  DiagnosticsOptions options;
+  {
+    std::lock_guard<std::mutex> lock(diagnostics_mutex_);
+    options = diagnostics_options_;
+  }
+  Send(
+      EncodeNotification("textDocument/publishDiagnostics",
+                         PublishDiagnosticsParams{snap.uri, snap.version,
+                                                  Diagnostics(snap, options)}));
+}
+
+bool LspServer::SetVerify(const VerifySetting& setting) {
+  DiagnosticsOptions options;  // auto: the file's choice
+  if (setting.mode == VerifySetting::Mode::kOff) options.verify = false;
+  std::string bad;
+  if (setting.mode == VerifySetting::Mode::kList &&
+      !hlo::ParseVerifierOptions(setting.list, &options.verifier, &bad)) {
+    Log(LogType::kWarning, "hlo.verify: unknown verifier option '" + bad +
+                               "'; the setting is ignored");
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(diagnostics_mutex_);
+  const bool same = diagnostics_options_.verify == options.verify &&
+                    diagnostics_options_.verifier == options.verifier;
+  diagnostics_options_ = options;
+  return !same;
+}
+
+void LspServer::RepublishDiagnostics() {
+  request_pool_->Submit([this] {
+    for (const std::shared_ptr<const Snapshot>& snap :
+         documents_->LatestSnapshots()) {
+      PublishDiagnostics(*snap);
+    }
+  });
 }
 
 }  // namespace hlo_lsp

@@ -19,6 +19,7 @@
 #include "server/binder.h"
 #include "server/client.h"
 #include "server/documents.h"
+#include "server/features/features.h"
 #include "server/features/memory_hover.h"
 #include "server/features/pass_history.h"
 #include "server/features/replay_jobs.h"
@@ -70,6 +71,11 @@ class LspServer : private Client {
   void Stop();
   void Send(const std::string& body);
   void PublishDiagnostics(const Snapshot& snap);
+  // Applies the hlo.verify setting; true when the diagnostics change.
+  bool SetVerify(const VerifySetting& setting);
+  // Publishes every open document's diagnostics again (after SetVerify),
+  // on a request thread.
+  void RepublishDiagnostics();
   Result<InitializeResult> Initialize(const InitializeParams& params);
 
   // Runs `feature` on the request's document snapshot, with the
@@ -123,6 +129,8 @@ class LspServer : private Client {
   std::atomic<bool> inlay_hints_{true};
   std::atomic<size_t> workspace_symbol_limit_{kDefaultWorkspaceSymbolLimit};
   std::atomic<bool> inlay_refresh_support_{false};
+  std::mutex diagnostics_mutex_;
+  DiagnosticsOptions diagnostics_options_;  // the hlo.verify setting
   std::atomic<int64_t> next_server_request_{1};
 
   std::mutex pending_mutex_;

@@ -249,6 +249,30 @@ std::optional<size_t> WorkspaceSymbolLimitSetting(const Json& settings) {
   return static_cast<size_t>(limit);
 }
 
+std::optional<VerifySetting> VerifySettingOf(const Json& settings) {
+  if (!settings.is_object()) return std::nullopt;
+  if (const Json* hlo = Member(settings, "hlo")) {
+    if (auto v = VerifySettingOf(*hlo)) return v;
+  }
+  const Json* v = Member(settings, "verify");
+  if (v == nullptr) return std::nullopt;
+  VerifySetting out{.mode = VerifySetting::Mode::kList};
+  if (v->is_string()) {
+    out.list = v->get<std::string>();
+    if (out.list == "auto") out.mode = VerifySetting::Mode::kAuto;
+    if (out.list == "off") out.mode = VerifySetting::Mode::kOff;
+    return out;
+  }
+  if (!v->is_array()) return std::nullopt;
+  for (const Json& name : *v) {
+    if (!name.is_string()) return std::nullopt;
+    if (!out.list.empty()) out.list += ',';
+    out.list += name.get<std::string>();
+  }
+  if (out.list.empty()) out.list = "default";  // [] names no option
+  return out;
+}
+
 bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
   if (!j.is_object()) {
     *error = "initialize params must be an object";
@@ -279,6 +303,7 @@ bool FromJson(const Json& j, InitializeParams* out, std::string* error) {
   if (const Json* opts = Member(j, "initializationOptions")) {
     out->inlay_hints = InlayHintSetting(*opts);
     out->workspace_symbol_limit = WorkspaceSymbolLimitSetting(*opts);
+    out->verify = VerifySettingOf(*opts);
   }
   if (const Json* folders = Member(j, "workspaceFolders");
       folders != nullptr && folders->is_array()) {
@@ -348,10 +373,18 @@ Json ToJson(const InlayHint& h) {
 }
 
 Json ToJson(const Diagnostic& d) {
-  return Json{{"range", ToJson(d.range)},
-              {"severity", static_cast<int>(d.severity)},
-              {"source", "hlo"},
-              {"message", d.message}};
+  Json out{{"range", ToJson(d.range)},
+           {"severity", static_cast<int>(d.severity)},
+           {"source", "hlo"},
+           {"message", d.message}};
+  if (!d.related.empty()) {
+    Json& related = out["relatedInformation"] = Json::array();
+    for (const DiagnosticRelatedInformation& r : d.related) {
+      related.push_back(
+          Json{{"location", ToJson(r.location)}, {"message", r.message}});
+    }
+  }
+  return out;
 }
 
 Json ToJson(const PublishDiagnosticsParams& p) {

@@ -102,10 +102,17 @@ struct InlayHint {
 
 enum class DiagnosticSeverity : int { kError = 1, kWarning = 2 };
 
+// LSP's DiagnosticRelatedInformation: the other side of a finding.
+struct DiagnosticRelatedInformation {
+  Location location;
+  std::string message;
+};
+
 struct Diagnostic {
   Range range;
   DiagnosticSeverity severity = DiagnosticSeverity::kError;
   std::string message;
+  std::vector<DiagnosticRelatedInformation> related;  // relatedInformation
 };
 
 struct PublishDiagnosticsParams {
@@ -155,6 +162,16 @@ struct SemanticTokens {
   std::vector<uint32_t> data;  // LSP's relative 5-tuples
 };
 
+// The setting hlo.verify: "auto" (the file's choice, as `check` without
+// flags), "off" (as --no-verify), or XLA's HloVerifierOpts names as
+// `check --verify=` takes them (a comma list, or an array of names). The
+// names are the server's to check.
+struct VerifySetting {
+  enum class Mode { kAuto, kOff, kList };
+  Mode mode = Mode::kAuto;
+  std::string list;  // comma-separated, for kList
+};
+
 // What the server reads from `initialize`.
 struct InitializeParams {
   std::vector<std::string> position_encodings;
@@ -163,6 +180,7 @@ struct InitializeParams {
   std::optional<bool> inlay_hints;  // initializationOptions.inlayHints
   // initializationOptions.workspaceSymbolLimit
   std::optional<size_t> workspace_symbol_limit;
+  std::optional<VerifySetting> verify;         // initializationOptions.verify
   std::vector<std::string> workspace_folders;  // their URIs
   std::string root_uri;
   std::string root_path;
@@ -202,6 +220,9 @@ std::optional<bool> InlayHintSetting(const Json& settings);
 // at most kMaxWorkspaceSymbolLimit; anything else is no setting.
 inline constexpr size_t kMaxWorkspaceSymbolLimit = 100000;
 std::optional<size_t> WorkspaceSymbolLimitSetting(const Json& settings);
+// The verify setting, found the same way; absent when it is neither a
+// string nor an array of strings.
+std::optional<VerifySetting> VerifySettingOf(const Json& settings);
 // Members of an object, absent when `j` is not an object or lacks `key`.
 const Json* Member(const Json& j, const char* key);
 // The string at `key`; empty when absent or not a string.

@@ -78,6 +78,7 @@ bool FromJson(const Json& j, ConfigurationParams* out, std::string*) {
   if (const Json* settings = Member(j, "settings")) {
     out->inlay_hints = InlayHintSetting(*settings);
     out->workspace_symbol_limit = WorkspaceSymbolLimitSetting(*settings);
+    out->verify = VerifySettingOf(*settings);
   }
   return true;
 }

@@ -39,6 +39,7 @@ struct ConfigurationParams {
   std::optional<bool>
       inlay_hints;  // from settings.hlo.inlayHints or settings.inlayHints
   std::optional<size_t> workspace_symbol_limit;  // ...workspaceSymbolLimit
+  std::optional<VerifySetting> verify;           // ...verify
 };
 
 struct DidChangeWatchedFilesParams {

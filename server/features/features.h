@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "hlo/verify.h"
 #include "index/workspace_index.h"
 #include "server/documents.h"
 #include "server/protocol.h"
@@ -34,8 +35,15 @@ std::optional<Hover> HoverAt(const Snapshot& snap, Position position);
 inline constexpr size_t kMaxInlayHints = 20000;
 std::vector<InlayHint> InlayHints(const Snapshot& snap, Range range);
 
-// diagnostics.cc
-std::vector<Diagnostic> Diagnostics(const Snapshot& snap);
+// diagnostics.cc. `verify` is the setting hlo.verify: off, or the
+// verifier's options (their defaults are the file's choice, as `check`
+// without flags).
+struct DiagnosticsOptions {
+  bool verify = true;
+  hlo::VerifierOptions verifier;
+};
+std::vector<Diagnostic> Diagnostics(const Snapshot& snap,
+                                    const DiagnosticsOptions& options = {});
 
 // folding.cc
 std::vector<FoldingRange> FoldingRanges(const Snapshot& snap);

@@ -62,6 +62,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     // Settings the server reads: at start, and on every change of `hlo.*`.
     initializationOptions: {
       workspaceSymbolLimit: vscode.workspace.getConfiguration('hlo').get<number>('workspaceSymbolLimit'),
+      verify: vscode.workspace.getConfiguration('hlo').get<string | string[]>('verify'),
     },
     synchronize: { configurationSection: 'hlo' },
     middleware: {

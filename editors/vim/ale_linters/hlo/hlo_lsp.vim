@@ -2,6 +2,8 @@
 " filetype when editors/vim is on the runtimepath. Settings:
 "   g:ale_hlo_hlo_lsp_executable  (default: g:hlo_lsp_path, $HLO_LSP, else hlo-lsp)
 "   g:ale_hlo_hlo_lsp_options     (extra arguments)
+"   g:hlo_verify                  (the server's hlo.verify setting: 'auto', 'off', or
+"                                  XLA verifier option names, a list or a comma list)
 
 call ale#Set('hlo_hlo_lsp_executable', '')
 call ale#Set('hlo_hlo_lsp_options', '')
@@ -13,6 +15,11 @@ endfunction
 
 function! ale_linters#hlo#hlo_lsp#GetCommand(buffer) abort
   return '%e' . ale#Pad(ale#Var(a:buffer, 'hlo_hlo_lsp_options'))
+endfunction
+
+" The server's settings at start: hlo.verify when g:hlo_verify is set.
+function! ale_linters#hlo#hlo_lsp#GetInitializationOptions(buffer) abort
+  return exists('g:hlo_verify') ? {'verify': g:hlo_verify} : {}
 endfunction
 
 " ALE starts no LSP linter without a project root. A dump folder has no marker files:
@@ -28,5 +35,6 @@ call ale#linter#Define('hlo', {
 \   'executable': function('ale_linters#hlo#hlo_lsp#GetExecutable'),
 \   'command': function('ale_linters#hlo#hlo_lsp#GetCommand'),
 \   'project_root': function('ale_linters#hlo#hlo_lsp#GetProjectRoot'),
+\   'initialization_options': function('ale_linters#hlo#hlo_lsp#GetInitializationOptions'),
 \   'language': 'hlo',
 \})

@@ -4,6 +4,9 @@
 --   vim.g.hlo_lsp_path       executable (default $HLO_LSP, else 'hlo-lsp' on PATH)
 --   vim.g.hlo_lsp_args       extra arguments (list)
 --   vim.g.hlo_lsp_autostart  false: don't start on the hlo filetype (lspconfig users)
+--   vim.g.hlo_verify         the server's hlo.verify setting: 'auto' (default), 'off',
+--                            or XLA verifier option names ({'layout_sensitive'} or a
+--                            comma list), sent as initializationOptions
 local M = { clients = {} }
 
 local NAME = 'hlo-lsp'
@@ -50,6 +53,7 @@ function M.start(bufnr)
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     flags = { debounce_text_changes = 150 },
   }
+  if vim.g.hlo_verify ~= nil then config.init_options = { verify = vim.g.hlo_verify } end
   if vim.lsp.start then -- 0.8+: reuses a client with the same name and root
     return vim.lsp.start(config, { bufnr = bufnr })
   end
