@@ -84,6 +84,11 @@ class DocumentStore {
                                       uint64_t min_generation,
                                       const std::atomic<bool>* cancelled);
 
+  // The snapshot of an open document parsed at its latest edit, at once:
+  // nullptr when it is not open or a parse is pending (never waits, never
+  // reads a file; for the reader thread).
+  std::shared_ptr<const Snapshot> Current(const std::string& uri);
+
   // Wakes every waiter; later waits return at once.
   void Shutdown();
 

@@ -58,6 +58,11 @@ class LspServer : private Client {
     uint64_t generation = 0;  // the document's edit counter on arrival
     std::shared_ptr<std::atomic<bool>> cancelled;
     std::chrono::steady_clock::time_point received;  // read off the pipe
+    // Set while the request runs on the reader thread (quick requests on a
+    // parsed open document): a handler that would block there (wait for a
+    // parse, list a folder, load a file) sets *declined and its reply is
+    // dropped; the request then runs in the pool as any other.
+    bool* declined = nullptr;
   };
 
   void BindMethods();
@@ -67,6 +72,17 @@ class LspServer : private Client {
   void Dispatch(IncomingMessage message);
   void HandleRequest(IncomingMessage message);
   void RunRequest(const Request& request, IncomingMessage& message);
+  // Hover and definition on the reader thread, when the document is open
+  // and parsed at its latest edit: no pool hop, so no thread wakeup between
+  // reading the request and writing its answer (on a loaded machine each
+  // wakeup can cost milliseconds). False when the request must go to the
+  // pool. Nothing else runs on this thread meanwhile, so the answer is for
+  // the version the request was sent at.
+  bool RunOnReaderThread(Request& request, IncomingMessage& message);
+  void TraceRequest(const Request& request,
+                    std::chrono::steady_clock::time_point start,
+                    std::chrono::steady_clock::time_point ran,
+                    size_t reply_bytes, const char* thread);
   void Stop();
   void Send(const std::string& body);
   void PublishDiagnostics(const Snapshot& snap);
