@@ -101,9 +101,14 @@ Result<R> LspServer::WithSnapshot(const Request& request, F feature) {
   if (cancelled->load()) return Cancelled();
   if (snap == nullptr)
     return InvalidParams("document not open and not readable: " + request.uri);
+  // An answer is for the text the request was asked at: not for a later
+  // snapshot (Get returns the newest, and edits may have come since).
   auto modified = [&] {
-    return !snap->from_disk &&
-           documents_->Generation(request.uri) != snap->generation;
+    if (snap->from_disk) return false;
+    if (request.generation != 0 && snap->generation != request.generation) {
+      return true;
+    }
+    return documents_->Generation(request.uri) != snap->generation;
   };
   const RpcError content_modified{ErrorCode::kContentModified,
                                   "content modified"};
