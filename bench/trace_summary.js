@@ -8,13 +8,15 @@
 const fs = require('fs');
 const file = process.argv[2];
 if (!file) { console.error('usage: trace_summary.js <trace.log>'); process.exit(2); }
-const re = /^hlo-lsp trace: (\S+) \S+ wait ([\d.]+) ms run ([\d.]+) ms send ([\d.]+) ms/;
+// Per method and, where the line says it, per thread (reader or pool).
+const re = /^hlo-lsp trace: (\S+) \S+ wait ([\d.]+) ms run ([\d.]+) ms send ([\d.]+) ms(?:.* on (\w+))?/;
 const by = new Map();
 for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
   const m = re.exec(line);
   if (!m) continue;
-  if (!by.has(m[1])) by.set(m[1], { wait: [], run: [], send: [] });
-  const e = by.get(m[1]);
+  const key = m[5] ? `${m[1]} on ${m[5]}` : m[1];
+  if (!by.has(key)) by.set(key, { wait: [], run: [], send: [] });
+  const e = by.get(key);
   e.wait.push(Number(m[2]));
   e.run.push(Number(m[3]));
   e.send.push(Number(m[4]));
