@@ -433,6 +433,7 @@ int LspServer::Run() {
   std::string body;
   while (!exit_requested_) {
     ReadResult r = transport_->Read(&body);
+    read_at_ = std::chrono::steady_clock::now();
     if (r == ReadResult::kEof) {
       Log(LogType::kInfo, "input closed");
       break;
@@ -501,7 +502,7 @@ void LspServer::HandleRequest(IncomingMessage message) {
   if (!request.uri.empty())
     request.generation = documents_->Generation(request.uri);
   request.cancelled = std::make_shared<std::atomic<bool>>(false);
-  request.received = std::chrono::steady_clock::now();
+  request.received = read_at_;
   if (trace_level_ >= 2)
     Log(LogType::kLog, "request " + request.method + " " + id.Key());
   // Lifecycle requests run in order on this thread.
@@ -559,13 +560,24 @@ void LspServer::TraceRequest(const Request& request,
                              size_t reply_bytes, const char* thread) {
   if (!options_.trace_requests) return;
   using Ms = std::chrono::duration<double, std::milli>;
-  std::fprintf(stderr,
-               "hlo-lsp trace: %s %s wait %.3f ms run %.3f ms send %.3f ms "
-               "reply %zu B on %s\n",
-               request.method.c_str(), request.id.Key().c_str(),
-               Ms(start - request.received).count(), Ms(ran - start).count(),
-               Ms(std::chrono::steady_clock::now() - ran).count(), reply_bytes,
-               thread);
+  using Ns = std::chrono::nanoseconds;
+  const auto sent = std::chrono::steady_clock::now();
+  // The read and the write's end as CLOCK_MONOTONIC ns (steady_clock's on
+  // Linux, as Node's hrtime): trace_summary.js joins them with a client's
+  // send and receive times, to split a round trip into the way in, the
+  // server and the way out.
+  std::fprintf(
+      stderr,
+      "hlo-lsp trace: %s %s wait %.3f ms run %.3f ms send %.3f ms "
+      "reply %zu B on %s at %lld %lld\n",
+      request.method.c_str(), request.id.Key().c_str(),
+      Ms(start - request.received).count(), Ms(ran - start).count(),
+      Ms(sent - ran).count(), reply_bytes, thread,
+      static_cast<long long>(
+          std::chrono::duration_cast<Ns>(request.received.time_since_epoch())
+              .count()),
+      static_cast<long long>(
+          std::chrono::duration_cast<Ns>(sent.time_since_epoch()).count()));
 }
 
 // ------------------------------------------------- requests to the client --

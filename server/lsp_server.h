@@ -135,6 +135,9 @@ class LspServer : private Client {
   std::atomic<bool> initialized_{false};
   std::atomic<bool> shutdown_requested_{false};
   bool exit_requested_ = false;
+  // When the reader thread got the message it is handling (its requests'
+  // `received`, the start of their queue wait).
+  std::chrono::steady_clock::time_point read_at_;
   std::atomic<int> trace_level_{0};  // 0 off, 1 messages, 2 verbose
   std::atomic<bool> inlay_hints_{true};
   std::atomic<size_t> workspace_symbol_limit_{kDefaultWorkspaceSymbolLimit};
