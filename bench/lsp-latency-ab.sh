@@ -17,6 +17,12 @@ shift $(($# < 5 ? $# : 5))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# p99 FIELD: the 99th percentile of a column of numbers on stdin.
+p99() {
+  awk -v f="$1" '{print $f}' | sort -g |
+    awk '{v[NR]=$1} END {i = int(0.99 * NR) + 1; if (i > NR) i = NR; print v[i]}'
+}
+
 # One round of one build: "method p50 p99 wait99 run99 send99" lines.
 round() {
   local bin=$1 out=$tmp/out trace=$tmp/trace
@@ -28,11 +34,8 @@ round() {
     client=$(grep "^textDocument/$method: n=" "$out" |
       sed -E 's/.* p50 ([0-9.]+) ms, p99 ([0-9.]+) ms.*/\1 \2/')
     # All threads together: the p99 over the lines of both.
-    server=$(grep "^hlo-lsp trace: textDocument/$method " "$trace" |
-      awk '{w[NR]=$6; r[NR]=$9; s[NR]=$12}
-           function p99(a, n,   i, t) { for (i = 1; i <= n; i++) t[i] = a[i];
-             asort(t); i = int(0.99 * n) + 1; if (i > n) i = n; return t[i] }
-           END { printf "%s %s %s", p99(w, NR), p99(r, NR), p99(s, NR) }')
+    grep "^hlo-lsp trace: textDocument/$method " "$trace" >"$tmp/lines" || true
+    server="$(p99 6 <"$tmp/lines") $(p99 9 <"$tmp/lines") $(p99 12 <"$tmp/lines")"
     echo "$method $client $server"
   done
 }
