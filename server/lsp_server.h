@@ -1,6 +1,7 @@
 // The language server: reads JSON-RPC messages from the transport, runs
 // lifecycle and text-sync notifications in order on the reader thread, and
-// runs requests in a worker pool against parsed snapshots. One table in
+// runs requests in a worker pool against parsed snapshots (hover and
+// definition on a parsed open document on the reader thread). One table in
 // lsp_server.cc binds every method to its typed handler (binder.h); the
 // capabilities sit beside their encoding in protocol_workspace.cc. It is
 // also the workspace features' typed channel to the editor (client.h).
