@@ -1,23 +1,82 @@
 #!/usr/bin/env node
 // LSP latency benchmark on a large module (see make-large-module.sh).
 // Prints numbers; asserts nothing about them.
-//   node bench/lsp_bench.js path/to/hlo-lsp big.hlo [samples]
+//   node bench/lsp_bench.js path/to/hlo-lsp big.hlo [samples] [--jsonrpc] [--vs OTHER]
 // Measures: didOpen -> first documentSymbol reply (text sent over the pipe),
 // documentSymbol of an unopened file (the server reads it from disk), and
 // p50/p99 of hover and definition on operand uses spread over the file.
+// Each request is sent after the previous answer: latency, not throughput.
+// --jsonrpc: through vscode-jsonrpc (VS Code's client library; needs
+// tests/e2e's node packages) instead of the minimal client below. Node's
+// own GC pauses fall inside the client-side times: they are reported, with
+// the p99 of the samples no pause overlapped. LSP_BENCH_SAMPLES=FILE
+// (minimal client only): one line per hover/definition, "method id send_ns
+// receive_ns" (CLOCK_MONOTONIC), for trace_summary.js to split round trips.
+
 'use strict';
 const cp = require('child_process');
 const fs = require('fs');
 const path = require('path');
+const { performance, PerformanceObserver } = require('perf_hooks');
 const { pathToFileURL } = require('url');
 
-const [server, file, samplesArg] = process.argv.slice(2);
-if (!server || !file) { console.error('usage: lsp_bench.js <hlo-lsp> <module.hlo> [samples]'); process.exit(2); }
+const args = process.argv.slice(2);
+const jsonrpc = args.includes('--jsonrpc');
+// --vs OTHER: a second server build answers the same hover and definition
+// requests, one request to each in turn: an A/B under the same load.
+const vsAt = args.indexOf('--vs');
+const vs = vsAt >= 0 ? args.splice(vsAt, 2)[1] : null;
+const [server, file, samplesArg] = args.filter(a => a !== '--jsonrpc');
+if (!server || !file) { console.error('usage: lsp_bench.js <hlo-lsp> <module.hlo> [samples] [--jsonrpc]'); process.exit(2); }
 const samples = Number(samplesArg || 1000);
 
+// A full GC before each latency loop: the 11 MB outlines parsed before
+// left Node's heap full, and its collection (main thread pauses, and
+// concurrent marking on the machine's cores) landed in the hover loop's
+// samples, 40 ms each.
+require('v8').setFlagsFromString('--expose-gc');
+const collectGarbage = require('vm').runInNewContext('gc');
+
+// Node's GC pauses as [start, end] in performance.now() ms.
+const gcPauses = [];
+new PerformanceObserver(list => {
+  for (const e of list.getEntries()) gcPauses.push([e.startTime, e.startTime + e.duration]);
+}).observe({ entryTypes: ['gc'] });
+
+// The same requests through vscode-jsonrpc's connection.
+class JsonRpcClient {
+  constructor(bin) {
+    const rpc = require(require.resolve('vscode-jsonrpc/node', {
+      paths: [path.join(__dirname, '..', 'tests', 'e2e')],
+    }));
+    this.child = cp.spawn(bin, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.conn = rpc.createMessageConnection(
+        new rpc.StreamMessageReader(this.child.stdout),
+        new rpc.StreamMessageWriter(this.child.stdin));
+    this.conn.listen();
+  }
+  async request(method, params) {
+    const t0 = process.hrtime.bigint();
+    const result = await this.conn.sendRequest(method, params);
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const bytes = method === 'textDocument/documentSymbol' ? Buffer.byteLength(JSON.stringify(result)) : 0;
+    return { msg: { result }, ms, bytes };
+  }
+  notify(method, params) { this.conn.sendNotification(method, params); }
+  cpuMs() { return Client.prototype.cpuMs.call(this); }
+  peakRssMb() { return Client.prototype.peakRssMb.call(this); }
+  async close() {
+    await this.request('shutdown', null);
+    this.notify('exit', null);
+    await new Promise(r => this.child.on('exit', r));
+    this.conn.dispose();
+  }
+}
+
 class Client {
-  constructor() {
-    this.child = cp.spawn(server, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+  constructor(bin = server) {
+    if (jsonrpc) return new JsonRpcClient(bin);
+    this.child = cp.spawn(bin, [], { stdio: ['pipe', 'pipe', 'inherit'] });
     this.pending = new Map();
     this.nextId = 1;
     this.buf = Buffer.alloc(0);
@@ -47,14 +106,15 @@ class Client {
       if (msg.id !== undefined && !msg.method && this.pending.has(msg.id)) {
         const { resolve, t0 } = this.pending.get(msg.id);
         this.pending.delete(msg.id);
-        resolve({ msg, ms: Number(process.hrtime.bigint() - t0) / 1e6, bytes: len });
+        const t1 = process.hrtime.bigint();
+        resolve({ msg, ms: Number(t1 - t0) / 1e6, bytes: len, id: msg.id, t0, t1 });
       }
     }
   }
   send(obj) {
     const body = Buffer.from(JSON.stringify(obj));
-    this.child.stdin.write(`Content-Length: ${body.length}\r\n\r\n`);
-    this.child.stdin.write(body);
+    // One write: the server is not woken for the header alone.
+    this.child.stdin.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]));
   }
   request(method, params) {
     const id = this.nextId++;
@@ -90,6 +150,27 @@ function pct(values, p) {
   return s[Math.min(s.length - 1, Math.floor(p / 100 * s.length))];
 }
 
+// The A/B of --vs: `c` and a client of the other build, in turn.
+async function interleaved(c, uri, text, positions) {
+  const other = new Client(vs);
+  await other.request('initialize', { processId: process.pid, capabilities: {} });
+  other.notify('initialized', {});
+  other.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'hlo', version: 1, text } });
+  await other.request('textDocument/documentSymbol', { textDocument: { uri } });
+  for (const method of ['textDocument/hover', 'textDocument/definition']) {
+    const a = [], b = [];
+    collectGarbage();
+    for (let i = 0; i < positions.length; i++) {
+      const params = { textDocument: { uri }, position: positions[i] };
+      const turns = i % 2 ? [[c, a], [other, b]] : [[other, b], [c, a]];
+      for (const [client, times] of turns) times.push((await client.request(method, params)).ms);
+    }
+    const fmt = t => `p50 ${pct(t, 50).toFixed(2)} p99 ${pct(t, 99).toFixed(2)} max ${Math.max(...t).toFixed(2)}`;
+    console.log(`${method} interleaved (ms): ${server} ${fmt(a)} | ${vs} ${fmt(b)}`);
+  }
+  await other.close();
+}
+
 async function main() {
   const text = fs.readFileSync(file, 'utf8');
   const lines = text.split('\n');
@@ -123,12 +204,21 @@ async function main() {
     const m = re.exec(lines[l]);
     if (m) positions.push({ line: l, character: m.index + m[0].indexOf('%') + 1 });
   }
+  if (vs) await interleaved(c, uri, text, positions);
   for (const method of ['textDocument/hover', 'textDocument/definition']) {
     const times = [];
     const slowest = [];  // [ms, position]: where the p99 comes from
+    const windows = [];  // [start, end] of each sample in performance.now()
+    collectGarbage();
+    const loopStart = performance.now();
     let nonEmpty = 0;
     for (const position of positions) {
+      const w0 = performance.now();
       const res = await c.request(method, { textDocument: { uri }, position });
+      windows.push([w0, performance.now()]);
+      if (process.env.LSP_BENCH_SAMPLES && res.id !== undefined) {
+        fs.appendFileSync(process.env.LSP_BENCH_SAMPLES, `${method} ${res.id} ${res.t0} ${res.t1}\n`);
+      }
       times.push(res.ms);
       slowest.push([res.ms, position]);
       const v = res.msg.result;
@@ -136,6 +226,16 @@ async function main() {
     }
     console.log(`${method}: n=${times.length} p50 ${pct(times, 50).toFixed(2)} ms, ` +
                 `p99 ${pct(times, 99).toFixed(2)} ms, max ${Math.max(...times).toFixed(2)} ms, answered ${nonEmpty}`);
+    // Node's GC pauses since the loop began (the observer reports them a
+    // tick late: wait one) and the samples they fell in.
+    await new Promise(r => setImmediate(r));
+    const pauses = gcPauses.filter(([, e]) => e > loopStart);
+    const hit = windows.map(([a, b]) => pauses.some(([s, e]) => s < b && e > a));
+    const clean = times.filter((_, i) => !hit[i]);
+    const pauseMs = pauses.map(([s, e]) => e - s);
+    console.log(`  node GC: ${pauses.length} pauses, total ${pauseMs.reduce((a, b) => a + b, 0).toFixed(1)} ms, ` +
+                `max ${(pauseMs.length ? Math.max(...pauseMs) : 0).toFixed(1)} ms, in ${hit.filter(Boolean).length} samples; ` +
+                `p99 without those ${clean.length ? pct(clean, 99).toFixed(2) : '-'} ms`);
     slowest.sort((a, b) => b[0] - a[0]);
     console.log('  slowest: ' + slowest.slice(0, 5).map(([ms, p]) =>
       `${ms.toFixed(1)} ms at ${p.line + 1}:${p.character + 1}`).join(', '));

@@ -266,6 +266,17 @@ std::shared_ptr<const Snapshot> DocumentStore::Get(
   return GetFromDisk(uri);
 }
 
+std::shared_ptr<const Snapshot> DocumentStore::Current(const std::string& uri) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return nullptr;
+  const Document& doc = *it->second;
+  if (!doc.snapshot || doc.snapshot->generation != doc.generation) {
+    return nullptr;
+  }
+  return doc.snapshot;
+}
+
 std::shared_ptr<const Snapshot> DocumentStore::GetFromDisk(
     const std::string& uri) {
   std::string path = UriToPath(uri);

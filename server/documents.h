@@ -89,6 +89,11 @@ class DocumentStore {
   // republishing diagnostics; a document still parsing publishes its own.
   std::vector<std::shared_ptr<const Snapshot>> LatestSnapshots();
 
+  // The snapshot of an open document parsed at its latest edit, at once:
+  // nullptr when it is not open or a parse is pending (never waits, never
+  // reads a file; for the reader thread).
+  std::shared_ptr<const Snapshot> Current(const std::string& uri);
+
   // Wakes every waiter; later waits return at once.
   void Shutdown();
 

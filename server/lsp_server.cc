@@ -91,13 +91,24 @@ template <typename R, typename F>
 Result<R> LspServer::WithSnapshot(const Request& request, F feature) {
   const std::atomic<bool>* cancelled = request.cancelled.get();
   std::shared_ptr<const Snapshot> snap =
-      documents_->Get(request.uri, request.generation, cancelled);
+      request.declined != nullptr
+          ? documents_->Current(request.uri)
+          : documents_->Get(request.uri, request.generation, cancelled);
+  if (request.declined != nullptr && snap == nullptr) {
+    *request.declined = true;  // a parse to wait for, or a file to read
+    return Cancelled();
+  }
   if (cancelled->load()) return Cancelled();
   if (snap == nullptr)
     return InvalidParams("document not open and not readable: " + request.uri);
+  // An answer is for the text the request was asked at: not for a later
+  // snapshot (Get returns the newest, and edits may have come since).
   auto modified = [&] {
-    return !snap->from_disk &&
-           documents_->Generation(request.uri) != snap->generation;
+    if (snap->from_disk) return false;
+    if (request.generation != 0 && snap->generation != request.generation) {
+      return true;
+    }
+    return documents_->Generation(request.uri) != snap->generation;
   };
   const RpcError content_modified{ErrorCode::kContentModified,
                                   "content modified"};
@@ -117,7 +128,14 @@ void LspServer::BindDocumentFeatures() {
       });
   auto definition = [this](const Position& p, const Request& r) {
     return WithSnapshot<std::vector<Location>>(r, [&](const Snapshot& s) {
-      return Definition(s, p.position, &workspace_->index());
+      if (r.declined == nullptr) {
+        return Definition(s, p.position, &workspace_->index());
+      }
+      // On the reader thread: this file only. Not found here, the other
+      // dumps of the module are listed and searched, in the pool.
+      std::vector<Location> found = Definition(s, p.position, nullptr);
+      if (found.empty()) *r.declined = true;
+      return found;
     });
   };
   table_.Request<Position>("textDocument/definition", definition);
@@ -137,22 +155,23 @@ void LspServer::BindDocumentFeatures() {
               return DocumentHighlights(s, p.position);
             });
       });
-  table_.Request<Position>("textDocument/hover", [this](const Position& p,
-                                                        const Request& r) {
-    return WithSnapshot<std::optional<Hover>>(
-        r, [&](const Snapshot& s) -> std::optional<Hover> {
-          std::optional<Hover> hover = HoverAt(s, p.position);
-          if (!hover) return hover;
-          if (std::optional<std::string> note =
-                  pass_history_.Note(s, p.position)) {
-            hover->markdown += "\n\n" + *note;
-          }
-          if (std::optional<std::string> note = memory_.Note(s, p.position)) {
-            hover->markdown += "\n\n" + *note;
-          }
-          return hover;
-        });
-  });
+  table_.Request<Position>(
+      "textDocument/hover", [this](const Position& p, const Request& r) {
+        return WithSnapshot<std::optional<Hover>>(
+            r, [&](const Snapshot& s) -> std::optional<Hover> {
+              std::optional<Hover> hover = HoverAt(s, p.position);
+              if (!hover) return hover;
+              if (std::optional<std::string> note =
+                      pass_history_.Note(s, p.position, r.declined)) {
+                hover->markdown += "\n\n" + *note;
+              }
+              if (std::optional<std::string> note =
+                      memory_.Note(s, p.position, r.declined)) {
+                hover->markdown += "\n\n" + *note;
+              }
+              return hover;
+            });
+      });
   table_.Request<RangeParams>(
       "textDocument/inlayHint", [this](const RangeParams& p, const Request& r) {
         if (!inlay_hints_) return Result<std::vector<InlayHint>>();
@@ -416,6 +435,7 @@ int LspServer::Run() {
   std::string body;
   while (!exit_requested_) {
     ReadResult r = transport_->Read(&body);
+    read_at_ = std::chrono::steady_clock::now();
     if (r == ReadResult::kEof) {
       Log(LogType::kInfo, "input closed");
       break;
@@ -484,7 +504,7 @@ void LspServer::HandleRequest(IncomingMessage message) {
   if (!request.uri.empty())
     request.generation = documents_->Generation(request.uri);
   request.cancelled = std::make_shared<std::atomic<bool>>(false);
-  request.received = std::chrono::steady_clock::now();
+  request.received = read_at_;
   if (trace_level_ >= 2)
     Log(LogType::kLog, "request " + request.method + " " + id.Key());
   // Lifecycle requests run in order on this thread.
@@ -492,6 +512,7 @@ void LspServer::HandleRequest(IncomingMessage message) {
     RunRequest(request, message);
     return;
   }
+  if (RunOnReaderThread(request, message)) return;
   {
     std::lock_guard<std::mutex> lock(pending_mutex_);
     pending_[id.Key()] = request.cancelled;
@@ -514,16 +535,51 @@ void LspServer::RunRequest(const Request& request, IncomingMessage& message) {
   }
   const auto ran = std::chrono::steady_clock::now();
   Send(reply);
-  if (options_.trace_requests) {
-    using Ms = std::chrono::duration<double, std::milli>;
-    std::fprintf(stderr,
-                 "hlo-lsp trace: %s %s wait %.3f ms run %.3f ms send %.3f ms "
-                 "reply %zu B\n",
-                 request.method.c_str(), request.id.Key().c_str(),
-                 Ms(start - request.received).count(), Ms(ran - start).count(),
-                 Ms(std::chrono::steady_clock::now() - ran).count(),
-                 reply.size());
+  TraceRequest(request, start, ran, reply.size(), "pool");
+}
+
+bool LspServer::RunOnReaderThread(Request& request, IncomingMessage& message) {
+  if (request.method != "textDocument/hover" &&
+      request.method != "textDocument/definition") {
+    return false;
   }
+  const auto start = std::chrono::steady_clock::now();
+  bool declined = false;
+  request.declined = &declined;
+  std::string reply =
+      table_.Call(request.method, request.id, message.params, request);
+  request.declined = nullptr;
+  if (declined) return false;
+  const auto ran = std::chrono::steady_clock::now();
+  Send(reply);
+  TraceRequest(request, start, ran, reply.size(), "reader");
+  return true;
+}
+
+void LspServer::TraceRequest(const Request& request,
+                             std::chrono::steady_clock::time_point start,
+                             std::chrono::steady_clock::time_point ran,
+                             size_t reply_bytes, const char* thread) {
+  if (!options_.trace_requests) return;
+  using Ms = std::chrono::duration<double, std::milli>;
+  using Ns = std::chrono::nanoseconds;
+  const auto sent = std::chrono::steady_clock::now();
+  // The read and the write's end as CLOCK_MONOTONIC ns (steady_clock's on
+  // Linux, as Node's hrtime): trace_summary.js joins them with a client's
+  // send and receive times, to split a round trip into the way in, the
+  // server and the way out.
+  std::fprintf(
+      stderr,
+      "hlo-lsp trace: %s %s wait %.3f ms run %.3f ms send %.3f ms "
+      "reply %zu B on %s at %lld %lld\n",
+      request.method.c_str(), request.id.Key().c_str(),
+      Ms(start - request.received).count(), Ms(ran - start).count(),
+      Ms(sent - ran).count(), reply_bytes, thread,
+      static_cast<long long>(
+          std::chrono::duration_cast<Ns>(request.received.time_since_epoch())
+              .count()),
+      static_cast<long long>(
+          std::chrono::duration_cast<Ns>(sent.time_since_epoch()).count()));
 }
 
 // ------------------------------------------------- requests to the client --

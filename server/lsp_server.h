@@ -1,6 +1,7 @@
 // The language server: reads JSON-RPC messages from the transport, runs
 // lifecycle and text-sync notifications in order on the reader thread, and
-// runs requests in a worker pool against parsed snapshots. One table in
+// runs requests in a worker pool against parsed snapshots (hover and
+// definition on a parsed open document on the reader thread). One table in
 // lsp_server.cc binds every method to its typed handler (binder.h); the
 // capabilities sit beside their encoding in protocol_workspace.cc. It is
 // also the workspace features' typed channel to the editor (client.h).
@@ -59,6 +60,11 @@ class LspServer : private Client {
     uint64_t generation = 0;  // the document's edit counter on arrival
     std::shared_ptr<std::atomic<bool>> cancelled;
     std::chrono::steady_clock::time_point received;  // read off the pipe
+    // Set while the request runs on the reader thread (quick requests on a
+    // parsed open document): a handler that would block there (wait for a
+    // parse, list a folder, load a file) sets *declined and its reply is
+    // dropped; the request then runs in the pool as any other.
+    bool* declined = nullptr;
   };
 
   void BindMethods();
@@ -68,6 +74,17 @@ class LspServer : private Client {
   void Dispatch(IncomingMessage message);
   void HandleRequest(IncomingMessage message);
   void RunRequest(const Request& request, IncomingMessage& message);
+  // Hover and definition on the reader thread, when the document is open
+  // and parsed at its latest edit: no pool hop, so no thread wakeup between
+  // reading the request and writing its answer (on a loaded machine each
+  // wakeup can cost milliseconds). False when the request must go to the
+  // pool. Nothing else runs on this thread meanwhile, so the answer is for
+  // the version the request was sent at.
+  bool RunOnReaderThread(Request& request, IncomingMessage& message);
+  void TraceRequest(const Request& request,
+                    std::chrono::steady_clock::time_point start,
+                    std::chrono::steady_clock::time_point ran,
+                    size_t reply_bytes, const char* thread);
   void Stop();
   void Send(const std::string& body);
   void PublishDiagnostics(const Snapshot& snap);
@@ -125,6 +142,9 @@ class LspServer : private Client {
   std::atomic<bool> initialized_{false};
   std::atomic<bool> shutdown_requested_{false};
   bool exit_requested_ = false;
+  // When the reader thread got the message it is handling (its requests'
+  // `received`, the start of their queue wait).
+  std::chrono::steady_clock::time_point read_at_;
   std::atomic<int> trace_level_{0};  // 0 off, 1 messages, 2 verbose
   std::atomic<bool> inlay_hints_{true};
   std::atomic<size_t> workspace_symbol_limit_{kDefaultWorkspaceSymbolLimit};

@@ -37,8 +37,14 @@ std::string Code(const std::string& s) { return "`" + s + "`"; }
 }  // namespace
 
 std::shared_ptr<const MemoryReport> MemoryAssignments::ForModule(
-    const std::string& path) {
-  std::lock_guard<std::mutex> lock(mutex_);
+    const std::string& path, bool* would_block) {
+  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+  if (would_block == nullptr) {
+    lock.lock();
+  } else if (!lock.try_lock() || entries_.count(path) == 0) {
+    *would_block = true;  // another thread loads, or nothing looked up yet
+    return nullptr;
+  }
   if (entries_.size() >= kKeptModules && entries_.count(path) == 0) {
     entries_.clear();
   }
@@ -61,6 +67,10 @@ std::shared_ptr<const MemoryReport> MemoryAssignments::ForModule(
       st.st_size == e.size && st.st_mtim.tv_sec == e.mtime.tv_sec &&
       st.st_mtim.tv_nsec == e.mtime.tv_nsec) {
     return e.report;
+  }
+  if (would_block != nullptr) {
+    *would_block = true;  // to look up or load again
+    return nullptr;
   }
   e = Entry();
   e.checked = now;
@@ -85,7 +95,8 @@ std::shared_ptr<const MemoryReport> MemoryAssignments::ForModule(
 }
 
 std::optional<std::string> MemoryAssignments::Note(const Snapshot& snap,
-                                                   Position position) {
+                                                   Position position,
+                                                   bool* would_block) {
   if (snap.file == nullptr) return std::nullopt;
   const hlo::ParsedFile& file = *snap.file;
   const hlo::Id id = hlo::NamedInstructionAt(file, snap.ToOffset(position));
@@ -93,7 +104,8 @@ std::optional<std::string> MemoryAssignments::Note(const Snapshot& snap,
   const std::string name(file.Name(file.instructions[id]));
   const std::string path = UriToPath(snap.uri);
   if (path.empty() || name.empty()) return std::nullopt;
-  std::shared_ptr<const MemoryReport> report = ForModule(NormalPath(path));
+  std::shared_ptr<const MemoryReport> report =
+      ForModule(NormalPath(path), would_block);
   if (report == nullptr) return std::nullopt;
   std::vector<hlo::ValuePlace> places = hlo::PlacesOf(report->dump, name);
   if (places.empty()) return std::nullopt;

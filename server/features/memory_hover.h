@@ -25,7 +25,11 @@ namespace hlo_lsp {
 class MemoryAssignments {
  public:
   // A markdown line for the instruction under `position`, or nullopt.
-  std::optional<std::string> Note(const Snapshot& snap, Position position);
+  // With `would_block` (on the reader thread): answers from what is loaded
+  // only, and sets *would_block instead of listing, loading or waiting for
+  // another thread's load.
+  std::optional<std::string> Note(const Snapshot& snap, Position position,
+                                  bool* would_block = nullptr);
   // Looks the module's assignment up (and loads it) ahead of the first
   // hover, which otherwise lists the dump folder under mutex_: at didOpen,
   // off the reader thread. `path` is NormalPath'd.
@@ -49,7 +53,9 @@ class MemoryAssignments {
     std::shared_ptr<const MemoryReport> report;
   };
   // The assignment of the optimized module at `path`, or null.
-  std::shared_ptr<const MemoryReport> ForModule(const std::string& path);
+  // With `would_block`, see Note.
+  std::shared_ptr<const MemoryReport> ForModule(const std::string& path,
+                                                bool* would_block = nullptr);
 
   std::mutex mutex_;
   std::map<std::string, Entry> entries_;  // by module path

@@ -51,7 +51,8 @@ void PassHistory::WaitForBackground() {
 }
 
 std::optional<std::string> PassHistory::Note(const Snapshot& snap,
-                                             Position position) {
+                                             Position position,
+                                             bool* would_block) {
   if (snap.file == nullptr) return std::nullopt;
   const hlo::ParsedFile& file = *snap.file;
   const hlo::Id id = hlo::NamedInstructionAt(file, snap.ToOffset(position));
@@ -63,10 +64,11 @@ std::optional<std::string> PassHistory::Note(const Snapshot& snap,
   return Describe(
       NormalPath(path),
       std::string(file.Text(file.computations[inst.computation].name)),
-      std::string(file.Text(inst.name)));
+      std::string(file.Text(inst.name)), would_block);
 }
 
-std::vector<hlo::index::DumpFile> PassHistory::Dumps(const std::string& path) {
+std::vector<hlo::index::DumpFile> PassHistory::Dumps(const std::string& path,
+                                                     bool* would_block) {
   struct stat st;
   const std::string folder = std::filesystem::path(path).parent_path().string();
   if (::stat(folder.empty() ? "." : folder.c_str(), &st) != 0) return {};
@@ -78,6 +80,10 @@ std::vector<hlo::index::DumpFile> PassHistory::Dumps(const std::string& path) {
         it->second.folder_mtime.tv_nsec == st.st_mtim.tv_nsec) {
       return it->second.dumps;
     }
+  }
+  if (would_block != nullptr) {
+    *would_block = true;
+    return {};
   }
   Listing listing;
   listing.folder_mtime = st.st_mtim;
@@ -91,8 +97,9 @@ std::vector<hlo::index::DumpFile> PassHistory::Dumps(const std::string& path) {
 
 void PassHistory::Warm(const std::string& path) { Find(path); }
 
-std::optional<PassHistory::Found> PassHistory::Find(const std::string& path) {
-  std::vector<hlo::index::DumpFile> dumps = Dumps(path);
+std::optional<PassHistory::Found> PassHistory::Find(const std::string& path,
+                                                    bool* would_block) {
+  std::vector<hlo::index::DumpFile> dumps = Dumps(path, would_block);
   std::optional<size_t> self;
   for (size_t i = 0; i < dumps.size(); ++i) {
     if (dumps[i].path == path) self = i;
@@ -119,6 +126,10 @@ std::optional<PassHistory::Found> PassHistory::Find(const std::string& path) {
       return Found{nullptr, *self, dumps.size()};
     }
   }
+  if (!timeline && would_block != nullptr) {
+    *would_block = true;
+    return std::nullopt;
+  }
   auto compute = [this, key, dumps, signature, self = *self] {
     auto built = std::make_shared<Timeline>();
     built->signature = signature;
@@ -129,9 +140,13 @@ std::optional<PassHistory::Found> PassHistory::Find(const std::string& path) {
     // first hover, which every other hover would wait behind.
     built->blames[self] =
         std::make_shared<hlo::history::Blame>(built->steps, self + 1);
+    // The evicted timelines (hundreds of MB of steps and diffs) are freed
+    // after the unlock: this thread may run at SCHED_IDLE, and a hover
+    // waiting on mutex_ would wait for it to get the CPU back.
+    std::map<std::string, std::shared_ptr<Timeline>> evicted;
     std::lock_guard<std::mutex> lock(mutex_);
     computing_.erase(key);
-    if (timelines_.size() >= kKeptTimelines) timelines_.clear();
+    if (timelines_.size() >= kKeptTimelines) evicted.swap(timelines_);
     timelines_[key] = built;
     return built;
   };
@@ -153,8 +168,9 @@ std::optional<PassHistory::Found> PassHistory::Find(const std::string& path) {
 
 std::optional<std::string> PassHistory::Describe(const std::string& path,
                                                  const std::string& computation,
-                                                 const std::string& name) {
-  std::optional<Found> found = Find(path);
+                                                 const std::string& name,
+                                                 bool* would_block) {
+  std::optional<Found> found = Find(path, would_block);
   if (!found) return std::nullopt;
   if (!found->timeline) {
     return "**Pass history:** being computed over " +
@@ -166,6 +182,10 @@ std::optional<std::string> PassHistory::Describe(const std::string& path,
   {
     std::lock_guard<std::mutex> lock(mutex_);
     std::shared_ptr<hlo::history::Blame>& slot = timeline->blames[self];
+    if (!slot && would_block != nullptr) {
+      *would_block = true;
+      return std::nullopt;
+    }
     if (!slot) {
       slot = std::make_shared<hlo::history::Blame>(timeline->steps, self + 1);
     }

@@ -38,8 +38,11 @@ class PassHistory {
   PassHistory& operator=(const PassHistory&) = delete;
 
   // A markdown line for the instruction under `position`, or nullopt when
-  // there is none or its file has no pass history.
-  std::optional<std::string> Note(const Snapshot& snap, Position position);
+  // there is none or its file has no pass history. With `would_block` (on
+  // the reader thread): from what is listed and computed only; sets
+  // *would_block instead of listing the folder or computing a timeline.
+  std::optional<std::string> Note(const Snapshot& snap, Position position,
+                                  bool* would_block = nullptr);
   // Lists the module's dumps and starts (or, for a tiny module, computes)
   // its timeline, so that the first hover finds both ready: at didOpen,
   // off the reader thread. The first hover on a pass dump of a 1 GB
@@ -67,13 +70,18 @@ class PassHistory {
   };
   // The timeline of the module of `path` (nullopt: it has no history),
   // started in the background if missing and big, computed here if tiny.
-  std::optional<Found> Find(const std::string& path);
+  // With `would_block`: nullopt and *would_block set instead of listing,
+  // computing or starting a computation.
+  std::optional<Found> Find(const std::string& path,
+                            bool* would_block = nullptr);
   std::optional<std::string> Describe(const std::string& path,
                                       const std::string& computation,
-                                      const std::string& name);
+                                      const std::string& name,
+                                      bool* would_block);
   // The stage and pass dumps of the module of `path`, listed again only
-  // when its folder changed.
-  std::vector<hlo::index::DumpFile> Dumps(const std::string& path);
+  // when its folder changed (with `would_block`: not listed, see Find).
+  std::vector<hlo::index::DumpFile> Dumps(const std::string& path,
+                                          bool* would_block);
 
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Timeline>> timelines_;  // by module

@@ -1,5 +1,6 @@
 #include "server/transport.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
@@ -113,6 +114,44 @@ TEST(TransportTest, WriteFrames) {
   ::close(fds[0]);
   EXPECT_EQ(std::string(buf, n),
             "Content-Length: 10\r\n\r\n{\"x\":\"\xc3\xa9\"}");
+}
+
+// One write per message: a client woken by the header alone waited for a
+// second wakeup for the body (a record socket keeps each write apart).
+TEST(TransportTest, WriteSendsHeaderAndBodyInOneWrite) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, fds), 0);
+  Transport transport(-1, fds[1]);
+  ASSERT_TRUE(transport.Write("{}"));
+  char buf[256];
+  ssize_t n = ::read(fds[0], buf, sizeof(buf));
+  ::close(fds[0]);
+  ::close(fds[1]);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n), "Content-Length: 2\r\n\r\n{}");
+}
+
+// A body larger than the pipe's buffer goes out in partial writes, each
+// resumed where the last stopped.
+TEST(TransportTest, WriteLargeBodyInPieces) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::string big(3 << 20, 'q');
+  for (size_t i = 0; i < big.size(); i += 4093) big[i] = 'a' + i % 26;
+  std::thread writer([&] {
+    Transport out(-1, fds[1]);
+    EXPECT_TRUE(out.Write(big));
+    EXPECT_TRUE(out.Write("tail"));
+    ::close(fds[1]);
+  });
+  Transport in(fds[0], -1);
+  std::string body;
+  ASSERT_EQ(in.Read(&body), ReadResult::kMessage);
+  EXPECT_TRUE(body == big);
+  ASSERT_EQ(in.Read(&body), ReadResult::kMessage);
+  EXPECT_EQ(body, "tail");
+  writer.join();
+  ::close(fds[0]);
 }
 
 }  // namespace
