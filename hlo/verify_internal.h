@@ -40,6 +40,9 @@ void CheckCollectivePermutes(const Findings& f);
 // the all-reduce-start shape (todays_rules), layout-constrained all-reduce.
 void CheckCollectiveShapes(const Findings& f, bool todays_rules,
                            bool allow_mixed_precision);
+// sharding=: the tile rank against the shape, one sharding across a while
+// or conditional and the computations it calls.
+void CheckShardings(const Findings& f);
 // Execution threads of called computations against their callers.
 void CheckThreads(const Findings& f, bool call_thread_names);
 // Per-op rules: rng, iota, select, composite calls, one fp precision.
