@@ -43,6 +43,10 @@ void CheckCollectiveShapes(const Findings& f, bool todays_rules,
 // sharding=: the tile rank against the shape, one sharding across a while
 // or conditional and the computations it calls.
 void CheckShardings(const Findings& f);
+// scaled-dot's scales against its operands.
+void CheckScaledDots(const Findings& f);
+// An async-start's computation holds one op and its parameters.
+void CheckAsyncComputations(const Findings& f);
 // Execution threads of called computations against their callers.
 void CheckThreads(const Findings& f, bool call_thread_names);
 // Per-op rules: rng, iota, select, composite calls, one fp precision.
