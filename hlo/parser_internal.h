@@ -99,6 +99,7 @@ class Parser {
   Id ParseShapeUninterned(int depth);
   bool ParseLayout(Offset open_brace, Layout* layout);
   bool ParseLayoutExtras(Offset* pos, Layout* layout);
+  Offset CheckDimLevelTypes(Offset begin, Offset end, bool* sparse);
   bool ParseDims(Shape* shape);
 
   std::string_view text_;

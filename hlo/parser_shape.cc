@@ -1,6 +1,7 @@
 // Shapes and layouts: `f32[2,<=3,?]{2,1,0:T(8,128)(2,1)E(4)S(1)}`, tuples,
 // and buffers `b(...)`. Top-level shapes are interned by their text, so the
 // thousands of repeated operand shapes of a long-text dump cost one entry.
+#include <cctype>
 #include <charconv>
 #include <cstring>
 
@@ -227,6 +228,36 @@ bool Parser::ParseLayout(Offset open_brace, Layout* layout) {
   return true;
 }
 
+// The items of D(..) in [begin, end): D, C, S or H, each optionally
+// followed by '+' and '~', separated by commas (XLA's ParseDimLevelTypes).
+// Returns where the first bad item starts, or kNone; `sparse` is set by any
+// item but D.
+Offset Parser::CheckDimLevelTypes(Offset begin, Offset end, bool* sparse) {
+  Offset pos = begin;
+  auto skip_blanks = [&] {
+    while (pos < end && (text_[pos] == ' ' || text_[pos] == '\t')) ++pos;
+  };
+  skip_blanks();
+  if (pos >= end) return kNone;  // D() lists none
+  while (true) {
+    skip_blanks();
+    const Offset item = pos;
+    const char c = pos < end ? text_[pos] : '\0';
+    if (c != 'D' && c != 'C' && c != 'S' && c != 'H') return item;
+    // An identifier longer than one letter (`DC`, `X1`) is no abbreviation.
+    if (++pos < end && std::isalnum(static_cast<unsigned char>(text_[pos]))) {
+      return item;
+    }
+    *sparse |= c != 'D';
+    if (pos < end && text_[pos] == '+') ++pos;
+    if (pos < end && text_[pos] == '~') ++pos;
+    skip_blanks();
+    if (pos >= end) return kNone;
+    if (text_[pos] != ',') return pos;
+    ++pos;
+  }
+}
+
 // The items after ':' in a layout, scanned by character: T(..)(..), E(n),
 // S(n), L(n), M(n), #(type), *(type), and D(..)/SC(..)/P(..) kept raw.
 bool Parser::ParseLayoutExtras(Offset* pos_inout, Layout* layout) {
@@ -249,6 +280,9 @@ bool Parser::ParseLayoutExtras(Offset* pos_inout, Layout* layout) {
     return true;
   };
   const Id tiles_begin = static_cast<Id>(file_.tiles.size());
+  // XLA's parser rejects P(shape) unless D(..) makes the array sparse.
+  Offset physical_shape = kNone;
+  bool sparse = false;
   while (true) {
     skip_blanks();
     if (pos >= size) return error_at(pos, "unterminated layout");
@@ -331,13 +365,25 @@ bool Parser::ParseLayoutExtras(Offset* pos_inout, Layout* layout) {
       while (pos < size && text_[pos] == '(') {
         Offset e = ScanBalanced(text_, pos);
         if (e == kNone) return error_at(pos, "unterminated '(' in the layout");
+        if (name == "D") {
+          Offset bad = CheckDimLevelTypes(pos + 1, e - 1, &sparse);
+          if (bad != kNone) {
+            return error_at(
+                bad, "expected a DimLevelType abbreviation (D, C, or S)");
+          }
+        }
         pos = e;
       }
+      if (name == "P") physical_shape = item;
       if (layout->extras.empty()) layout->extras.begin = item;
       layout->extras.end = pos;
     } else {
       return error_at(item, "unknown layout item");
     }
+  }
+  if (physical_shape != kNone && !sparse) {
+    return error_at(physical_shape,
+                    "Layout has physical shape, but is not for a sparse array");
   }
   layout->tiles =
       Slice{tiles_begin, static_cast<Id>(file_.tiles.size()) - tiles_begin};

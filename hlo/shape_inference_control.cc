@@ -54,6 +54,27 @@ std::optional<int64_t> GroupSize(const OpContext& ctx) {
   return static_cast<int64_t>(size);
 }
 
+// XLA's verifier checks the declared result's shard count (its size at
+// `dim` against the first operand's) before inferring: a mismatch is that
+// finding (hlo/verify_collective_shapes.cc), not a shape one.
+bool ShardCountMatches(const OpContext& ctx, int64_t dim, int64_t size,
+                       bool gather) {
+  const InferredShape* out = ctx.declared;
+  if (out != nullptr && ctx.operands.size() > 1) {
+    out = out->is_tuple() && !out->tuple.empty() ? &out->tuple[0] : nullptr;
+  }
+  const InferredShape& in = ctx.operands[0];
+  if (out == nullptr || !IsArray(*out) || !IsArray(in) || dim < 0 ||
+      dim >= static_cast<int64_t>(out->dims.size()) ||
+      dim >= static_cast<int64_t>(in.dims.size())) {
+    return true;
+  }
+  const int64_t num = gather ? out->dims[dim] : in.dims[dim];
+  const int64_t den = gather ? in.dims[dim] : out->dims[dim];
+  if (num < 0 || den <= 0) return true;
+  return (num + den - 1) / den == size;
+}
+
 // all-gather multiplies, reduce-scatter divides dimension `dimensions=`.
 Inference GatherOrScatter(const OpContext& ctx, bool gather) {
   if (ctx.operands.empty()) return CannotInfer();
@@ -64,6 +85,7 @@ Inference GatherOrScatter(const OpContext& ctx, bool gather) {
   absl::StatusOr<std::vector<int64_t>> dims = DecodeIntList(value);
   if (!dims.ok() || dims->size() != 1) return CannotInfer();
   const int64_t dim = (*dims)[0];
+  if (!ShardCountMatches(ctx, dim, *size, gather)) return CannotInfer();
   std::vector<InferredShape> outs;
   for (const InferredShape& in : ctx.operands) {
     if (!IsArray(in) || dim < 0 ||

@@ -72,6 +72,12 @@ std::vector<Diagnostic> Verify(const ParsedFile& file,
   verify_internal::CheckSignatures(findings);
   verify_internal::CheckAsyncPairs(findings);
   verify_internal::CheckCollectives(findings);
+  verify_internal::CheckCollectivePermutes(findings);
+  verify_internal::CheckCollectiveShapes(findings, options.todays_rules,
+                                         options.allow_mixed_precision);
+  verify_internal::CheckShardings(findings);
+  verify_internal::CheckScaledDots(findings);
+  verify_internal::CheckAsyncComputations(findings);
   verify_internal::CheckOps(findings, options.allow_mixed_precision);
   verify_internal::CheckThreads(findings,
                                 options.call_nested_computation_thread_name);

@@ -1,7 +1,7 @@
 // Called computations against their call sites (XLA's ShapeVerifier:
-// HandleCall, HandleWhile, HandleConditional): the parameter count, each
-// operand's shape against its parameter's, a while condition returning
-// pred[].
+// HandleCall, HandleWhile, HandleConditional, HandleFusion): the parameter
+// count, each operand's shape against its parameter's, a while condition
+// returning pred[], no more fused parameters than fusion operands.
 #include <charconv>
 #include <optional>
 #include <string_view>
@@ -61,6 +61,9 @@ class CallChecker {
           }
           if (key == "condition") CheckPredicate(ref);
           break;
+        case Opcode::kFusion:
+          if (key == "calls") CheckFusedParameters(inst, ref);
+          break;
         case Opcode::kConditional:
           if (key == "branch_computations" || key == "true_computation" ||
               key == "false_computation") {
@@ -119,6 +122,18 @@ class CallChecker {
                {{NameOrSpan(file().instructions[params[i]]),
                  base::Cat("parameter ", i, " of ", file().Text(ref.name))}});
     }
+  }
+
+  // A fusion passes an operand to each fused parameter (XLA's HandleFusion).
+  void CheckFusedParameters(const Instruction& inst,
+                            const ComputationRef& ref) {
+    const size_t params = ParametersOf(file(), ref.computation).size();
+    if (params <= inst.operands.count) return;
+    f_.Error(ref.name, base::Cat("Fused parameter count (", params,
+                                 ") is greater than the number of operands (",
+                                 inst.operands.count,
+                                 ") passed to the fusion instruction in: ",
+                                 file().Name(inst), "."));
   }
 
   void CheckPredicate(const ComputationRef& ref) {

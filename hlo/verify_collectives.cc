@@ -1,7 +1,6 @@
 // Collectives and comparisons (XLA's hlo_verifier.cc: CheckReplicaGroups,
-// the collective-permute source-target rule, the comparison type;
+// the comparison type;
 // collective_op_group_mode.cc: use_global_device_ids needs a channel_id).
-#include <map>
 #include <optional>
 
 #include "base/strings.h"
@@ -81,37 +80,6 @@ void CheckGroupIds(const Findings& f, const Instruction& inst) {
   }
 }
 
-// A source or target at most once (the combined, in-place form with four
-// operands allows more: not checked).
-void CheckSourceTargetPairs(const Findings& f, const Instruction& inst) {
-  const ParsedFile& file = f.file;
-  if ((inst.opcode != Opcode::kCollectivePermute &&
-       inst.opcode != Opcode::kCollectivePermuteStart) ||
-      inst.operands.count != 1) {
-    return;
-  }
-  const Attribute* attr = file.FindAttribute(inst, "source_target_pairs");
-  if (attr == nullptr) return;
-  absl::StatusOr<std::vector<SourceTargetPair>> pairs =
-      DecodeSourceTargetPairs(file.Text(attr->value));
-  if (!pairs.ok()) return;
-  std::map<int64_t, int> sources, targets;
-  for (const SourceTargetPair& p : *pairs) {
-    if (++sources[p.source] == 2) {
-      f.Error(attr->span, base::Cat("Source ", p.source,
-                                    " appears more than once in instruction's "
-                                    "source-target pairs"));
-      return;
-    }
-    if (++targets[p.target] == 2) {
-      f.Error(attr->span, base::Cat("Target ", p.target,
-                                    " appears more than once in instruction's "
-                                    "source-target pairs"));
-      return;
-    }
-  }
-}
-
 std::string_view TypeName(ComparisonType t) {
   switch (t) {
     case ComparisonType::kFloat:
@@ -172,7 +140,6 @@ void CheckCollectives(const Findings& f) {
   for (const Instruction& inst : f.file.instructions) {
     CheckGroupMode(f, inst);
     CheckGroupIds(f, inst);
-    CheckSourceTargetPairs(f, inst);
     CheckComparisonType(f, inst);
   }
 }

@@ -42,9 +42,23 @@ void CheckSignatures(const Findings& f);
 // Async wrappers: op shapes, what update/done restate, the wrapped
 // computation's signature, one async-start per wrapped computation.
 void CheckAsyncWrappers(const Findings& f, bool allow_mixed_precision);
-// Collectives (replica groups, use_global_device_ids, source-target
-// pairs) and comparison types.
+// Collectives (replica groups, use_global_device_ids) and comparison
+// types.
 void CheckCollectives(const Findings& f);
+// collective-permute: in-place buffers against offsets, how often a
+// source or target may repeat.
+void CheckCollectivePermutes(const Findings& f);
+// Group sizes, gather/scatter dimensions and shard counts, ragged offsets,
+// the all-reduce-start shape (todays_rules), layout-constrained all-reduce.
+void CheckCollectiveShapes(const Findings& f, bool todays_rules,
+                           bool allow_mixed_precision);
+// sharding=: the tile rank against the shape, one sharding across a while
+// or conditional and the computations it calls.
+void CheckShardings(const Findings& f);
+// scaled-dot's scales against its operands.
+void CheckScaledDots(const Findings& f);
+// An async-start's computation holds one op and its parameters.
+void CheckAsyncComputations(const Findings& f);
 // Execution threads of called computations against their callers.
 void CheckThreads(const Findings& f, bool call_thread_names);
 // Per-op rules: rng, iota, select, composite calls, one fp precision.

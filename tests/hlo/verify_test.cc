@@ -231,10 +231,10 @@ ENTRY e {
                   "@ use_global_device_ids=true",
                   "Replica 0 is repeated in instruction's replica-groups @ "
                   "replica_groups={{0,0}}",
-                  "Target 1 appears more than once in instruction's "
-                  "source-target pairs @ source_target_pairs={{0,1},{2,1}}",
                   "Expected comparison type FLOAT or TOTALORDER. actual: "
-                  "SIGNED @ type=SIGNED"));
+                  "SIGNED @ type=SIGNED",
+                  "Target 1 appears more than once in instruction's "
+                  "source-target pairs @ source_target_pairs={{0,1},{2,1}}"));
 }
 
 TEST(VerifyTest, CalledComputationsRunOnTheCallersThread) {
