@@ -196,13 +196,19 @@ async function main() {
 
   // 2. p50/p99 of hover and definition on operand uses all over the file.
   const positions = [];
-  const re = /[(,] ?%([A-Za-z_][\w.\-]*)/g;
+  // Operand uses, with or without the % sigil (newer dumps print bare names)
+  // and an inline shape (`add(f32[] %x, f32[] %y)`).
+  const re = /[(,] ?(?:[a-z][a-z0-9]*\[[\d,]*\](?:\{[^}]*\})? )?%?([A-Za-z_][\w.\-]*)(?=[,)])/g;
   const stride = Math.max(1, Math.floor(lines.length / (samples * 2)));
   for (let l = 0; l < lines.length && positions.length < samples; l += stride) {
     re.lastIndex = lines[l].indexOf('(');
     if (re.lastIndex < 0) continue;
     const m = re.exec(lines[l]);
-    if (m) positions.push({ line: l, character: m.index + m[0].indexOf('%') + 1 });
+    if (m) positions.push({ line: l, character: m.index + m[0].length - m[1].length });
+  }
+  if (!positions.length) {
+    console.error(`no operand uses found in ${file}`);
+    process.exit(2);
   }
   if (vs) await interleaved(c, uri, text, positions);
   for (const method of ['textDocument/hover', 'textDocument/definition']) {
