@@ -5,6 +5,20 @@
 
 namespace hlo {
 
+namespace verify_internal {
+
+std::optional<InferredShape> OperandShape(const ParsedFile& file,
+                                          const Instruction& inst, Id i) {
+  if (i >= inst.operands.count) return std::nullopt;
+  const Operand& operand = file.operands[inst.operands.begin + i];
+  const Id def =
+      operand.definition != kNone ? operand.definition : operand.nested;
+  return ShapeFromFile(
+      file, def != kNone ? file.instructions[def].shape : operand.shape);
+}
+
+}  // namespace verify_internal
+
 bool ParseVerifierOptions(std::string_view list, VerifierOptions* options,
                           std::string* bad) {
   // XLA's HloVerifierOpts names the contract lists; those we do not act on

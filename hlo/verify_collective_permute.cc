@@ -19,18 +19,6 @@ bool IsPermute(Opcode op) {
          op == Opcode::kCollectivePermuteStart;
 }
 
-std::optional<InferredShape> OperandShape(const ParsedFile& file,
-                                          const Instruction& inst, Id i) {
-  const Operand& operand = file.operands[inst.operands.begin + i];
-  Id def = operand.definition != kNone ? operand.definition : operand.nested;
-  if (def == kNone) return std::nullopt;
-  return ShapeFromFile(file, file.instructions[def].shape);
-}
-
-bool IsArray(const InferredShape& s) {
-  return !s.is_tuple() && s.element_type != PrimitiveType::kToken;
-}
-
 // An offset operand: a tuple of scalars (one index per buffer dimension) or
 // a tuple of such tuples (one per slice). Empty when it fits `buffer`.
 std::string CheckBufferOffset(const InferredShape& buffer,

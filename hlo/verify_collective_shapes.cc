@@ -15,18 +15,6 @@
 namespace hlo::verify_internal {
 namespace {
 
-std::optional<InferredShape> OperandShape(const ParsedFile& file,
-                                          const Instruction& inst, Id i) {
-  const Operand& operand = file.operands[inst.operands.begin + i];
-  Id def = operand.definition != kNone ? operand.definition : operand.nested;
-  if (def == kNone) return std::nullopt;
-  return ShapeFromFile(file, file.instructions[def].shape);
-}
-
-bool IsArray(const InferredShape& s) {
-  return !s.is_tuple() && s.element_type != PrimitiveType::kToken;
-}
-
 bool AttrIsTrue(const ParsedFile& file, const Instruction& inst,
                 std::string_view key) {
   const Attribute* a = file.FindAttribute(inst, key);

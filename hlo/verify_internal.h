@@ -3,9 +3,11 @@
 #ifndef HLO_LSP_HLO_VERIFY_INTERNAL_H_
 #define HLO_LSP_HLO_VERIFY_INTERNAL_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "hlo/shape_inference.h"
 #include "hlo/syntax.h"
 
 namespace hlo::verify_internal {
@@ -28,6 +30,15 @@ struct Findings {
 // whole of a nameless nested one.
 inline Span NameOrSpan(const Instruction& inst) {
   return inst.name.empty() ? inst.span : inst.name;
+}
+
+// Operand `i`'s shape: its definition's (or its nested instruction's), else
+// the shape written inline; nullopt past the operand list or unreadable.
+std::optional<InferredShape> OperandShape(const ParsedFile& file,
+                                          const Instruction& inst, Id i);
+// An array shape: neither a tuple nor a token.
+inline bool IsArray(const InferredShape& s) {
+  return !s.is_tuple() && s.element_type != PrimitiveType::kToken;
 }
 
 // The module as a whole: an empty file, a module without an entry.

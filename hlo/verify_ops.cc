@@ -46,11 +46,7 @@ class OpChecker {
   const ParsedFile& file() const { return f_.file; }
 
   std::optional<InferredShape> OperandShape(const Instruction& inst, Id i) {
-    if (i >= inst.operands.count) return std::nullopt;
-    const Operand& o = file().operands[inst.operands.begin + i];
-    Id def = o.definition != kNone ? o.definition : o.nested;
-    if (def == kNone) return std::nullopt;
-    return ShapeFromFile(file(), file().instructions[def].shape);
+    return verify_internal::OperandShape(file(), inst, i);
   }
 
   bool SameType(PrimitiveType a, PrimitiveType b) const {

@@ -49,14 +49,6 @@ Span Where(const Instruction& inst) {
 
 // ------------------------------------------------ host-transfer channels --
 
-std::optional<InferredShape> OperandShape(const ParsedFile& file,
-                                          const Instruction& inst, Id k) {
-  const Operand& o = file.operands[inst.operands.begin + k];
-  Id def = o.definition != kNone ? o.definition : o.nested;
-  Id shape = def != kNone ? file.instructions[def].shape : o.shape;
-  return ShapeFromFile(file, shape);
-}
-
 // XLA's Identical() with operands compared by shape: opcode, shape,
 // operand shapes and frontend attributes (is_host_transfer and the channel
 // are the group's own).

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verify.h"
+#include "tests/hlo/verify_findings.h"
 
 namespace hlo {
 namespace {
@@ -17,18 +18,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
-// "message @ the text it points at" per finding of `text`.
-std::vector<std::string> Findings(const std::string& text,
-                                  VerifierOptions options = {}) {
-  std::unique_ptr<ParsedFile> file = Parse(text);
-  EXPECT_FALSE(file->HasErrors())
-      << (file->diagnostics.empty() ? "" : file->diagnostics[0].message);
-  std::vector<std::string> out;
-  for (const Diagnostic& d : Verify(*file, options)) {
-    out.push_back(d.message + " @ " + std::string(file->Text(d.span)));
-  }
-  return out;
-}
+using verify_test::Findings;
 
 // A buffer pinned from p0 and unpinned into the result; `middle` goes
 // between, using `b`.

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verify.h"
+#include "tests/hlo/verify_findings.h"
 
 namespace hlo {
 namespace {
@@ -16,19 +17,11 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-// "message @ the text it points at" per finding; `todays` asks for the
-// rules an explicit --verify list turns on.
 std::vector<std::string> Findings(const std::string& text,
                                   bool todays = false) {
-  std::unique_ptr<ParsedFile> file = Parse(text);
-  EXPECT_FALSE(file->HasErrors()) << file->diagnostics[0].message;
   VerifierOptions options;
   options.todays_rules = todays;
-  std::vector<std::string> out;
-  for (const Diagnostic& d : Verify(*file, options)) {
-    out.push_back(d.message + " @ " + std::string(file->Text(d.span)));
-  }
-  return out;
+  return verify_test::Findings(text, options);
 }
 
 // In-place collective-permute: buffers, offsets, and pairs that may repeat

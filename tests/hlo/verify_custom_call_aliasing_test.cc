@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verify.h"
+#include "tests/hlo/verify_findings.h"
 
 namespace hlo {
 namespace {
@@ -16,17 +17,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<std::string> Findings(const std::string& text,
-                                  VerifierOptions options = {}) {
-  std::unique_ptr<ParsedFile> file = Parse(text);
-  EXPECT_FALSE(file->HasErrors())
-      << (file->diagnostics.empty() ? "" : file->diagnostics[0].message);
-  std::vector<std::string> out;
-  for (const Diagnostic& d : Verify(*file, options)) {
-    out.push_back(d.message + " @ " + std::string(file->Text(d.span)));
-  }
-  return out;
-}
+using verify_test::Findings;
 
 // One custom-call from p (of `operand` shape) to `result`, aliased by
 // `alias`.

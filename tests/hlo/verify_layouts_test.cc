@@ -11,6 +11,7 @@
 #include "hlo/layout_shape.h"
 #include "hlo/parser.h"
 #include "hlo/verify.h"
+#include "tests/hlo/verify_findings.h"
 
 namespace hlo {
 namespace {
@@ -19,21 +20,12 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-// "message @ the text it points at" per finding of `text` checked with the
-// --verify= list `options`.
 std::vector<std::string> Findings(const std::string& text,
                                   std::string_view options) {
-  std::unique_ptr<ParsedFile> file = Parse(text);
-  EXPECT_FALSE(file->HasErrors())
-      << (file->diagnostics.empty() ? "" : file->diagnostics[0].message);
   VerifierOptions o;
   std::string bad;
   EXPECT_TRUE(ParseVerifierOptions(options, &o, &bad)) << bad;
-  std::vector<std::string> out;
-  for (const Diagnostic& d : Verify(*file, o)) {
-    out.push_back(d.message + " @ " + std::string(file->Text(d.span)));
-  }
-  return out;
+  return verify_test::Findings(text, o);
 }
 
 std::string Entry(const std::string& body, const std::string& header = "") {

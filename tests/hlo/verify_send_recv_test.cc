@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verify.h"
+#include "tests/hlo/verify_findings.h"
 
 namespace hlo {
 namespace {
@@ -18,18 +19,7 @@ using ::testing::IsEmpty;
 
 constexpr VerifierOptions kDeadlocks{.no_collective_deadlocks = true};
 
-// "message @ the text it points at" per finding of `text`.
-std::vector<std::string> Findings(const std::string& text,
-                                  VerifierOptions options = {}) {
-  std::unique_ptr<ParsedFile> file = Parse(text);
-  EXPECT_FALSE(file->HasErrors())
-      << (file->diagnostics.empty() ? "" : file->diagnostics[0].message);
-  std::vector<std::string> out;
-  for (const Diagnostic& d : Verify(*file, options)) {
-    out.push_back(d.message + " @ " + std::string(file->Text(d.span)));
-  }
-  return out;
-}
+using verify_test::Findings;
 
 std::string HostSends(const std::string& second_shape,
                       const std::string& second_attrs) {

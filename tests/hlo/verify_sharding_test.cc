@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/verify.h"
+#include "tests/hlo/verify_findings.h"
 
 namespace hlo {
 namespace {
@@ -15,15 +16,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<std::string> Findings(const std::string& text) {
-  std::unique_ptr<ParsedFile> file = Parse(text);
-  EXPECT_FALSE(file->HasErrors()) << file->diagnostics[0].message;
-  std::vector<std::string> out;
-  for (const Diagnostic& d : Verify(*file)) {
-    out.push_back(d.message + " @ " + std::string(file->Text(d.span)));
-  }
-  return out;
-}
+using verify_test::Findings;
 
 std::string Param(const std::string& shape, const std::string& sharding) {
   return "HloModule m\nENTRY e {\n  ROOT p = " + shape +
