@@ -9,6 +9,20 @@
 #include "hlo/shape_inference.h"
 
 namespace hlo {
+
+size_t SkipBlanksAndComments(std::string_view text, size_t pos) {
+  while (pos < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[pos]))) {
+      ++pos;
+    } else if (text.substr(pos, 2) == "/*") {
+      size_t end = text.find("*/", pos + 2);
+      pos = end == std::string_view::npos ? text.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  return pos;
+}
 namespace {
 
 constexpr int kMaxDepth = 64;
@@ -66,16 +80,7 @@ class ShapeReader {
   // The next character past blanks and /*...*/ comments (dumps write
   // /*index=5*/ into long shape lists).
   char Peek() {
-    while (pos_ < text_.size()) {
-      if (std::isspace(static_cast<unsigned char>(text_[pos_]))) {
-        ++pos_;
-      } else if (text_.substr(pos_, 2) == "/*") {
-        size_t end = text_.find("*/", pos_ + 2);
-        pos_ = end == std::string_view::npos ? text_.size() : end + 2;
-      } else {
-        break;
-      }
-    }
+    pos_ = SkipBlanksAndComments(text_, pos_);
     return pos_ < text_.size() ? text_[pos_] : '\0';
   }
   bool Eat(char c) {

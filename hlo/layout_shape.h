@@ -48,6 +48,10 @@ struct LayoutEqual {
   bool ignore_layout = false;  // ShapeUtil::Compatible's view
 };
 
+// The first position from `pos` past blanks and /*...*/ comments (dumps
+// write /*index=5*/ into long shape lists); text.size() at the end.
+size_t SkipBlanksAndComments(std::string_view text, size_t pos);
+
 // Parses one shape (e.g. "f32[2,3]{0,1:T(8,128)S(5)}", "(s32[], f32[4])")
 // from `text` at `*pos`, moving `*pos` past it; nullopt when it is not one.
 std::optional<LayoutShape> ParseLayoutShape(std::string_view text, size_t* pos);

@@ -38,16 +38,7 @@ class Reader {
   // The next character past blanks and /*...*/ comments (dumps write
   // /*index=5*/ into long shape lists).
   char Peek() {
-    while (pos_ < text_.size()) {
-      if (std::isspace(static_cast<unsigned char>(text_[pos_]))) {
-        ++pos_;
-      } else if (text_.substr(pos_, 2) == "/*") {
-        size_t end = text_.find("*/", pos_ + 2);
-        pos_ = end == std::string_view::npos ? text_.size() : end + 2;
-      } else {
-        break;
-      }
-    }
+    pos_ = SkipBlanksAndComments(text_, pos_);
     return pos_ < text_.size() ? text_[pos_] : '\0';
   }
   bool Eat(std::string_view s) {
