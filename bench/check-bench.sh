@@ -11,16 +11,10 @@ binary=${1:-$root/build/hlo-lsp}
 shared=${HLO_LSP_SHARED:-$root/../shared}
 dump=${HLO_LSP_BENCH_DIR:-/tmp/hlo-lsp-bench-200M}
 command -v rg >/dev/null || { echo "check-bench: needs rg (ripgrep)"; exit 2; }
-if [ ! -d "$dump" ]; then
-  echo "making $dump (once)..."
-  "$shared/tools/make-dump-dir" "$dump" --bytes 200M
-fi
+source "$root/bench/lib.sh"  # median, cpu_ms, hlo_text_list
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
-# HLO text dumps only; the .ll/.ptx/report neighbours are not HLO.
-find "$dump" -type f -name '*.txt' ! -name '*-buffer-assignment.txt' \
-  ! -name '*-memory-usage-report.txt' | sort >"$list"
-source "$root/bench/lib.sh"  # median
+hlo_text_list "$dump" "$shared" "$list"
 files=$(wc -l <"$list")
 bytes=$(xargs -a "$list" -d '\n' cat | wc -c)
 check_us=$(median xargs -a "$list" -d '\n' "$binary" check)
@@ -31,14 +25,6 @@ awk -v f="$files" -v b="$bytes" -v c="$check_us" -v r="$rg_us" 'BEGIN {
   printf "rg -c \x27 = \x27    %8.3f s  %7.1f MB/s\n", r / 1e6, b / r
   printf "ratio          %8.1fx (goal: at most 5x)\n", c / r
 }'
-# CPU time (user + sys, all threads): on a shared, loaded machine the wall
-# times above swing with the load; this does much less.
-cpu_ms() {  # COMMAND...: median of 5 runs, milliseconds
-  for _ in 1 2 3 4 5; do
-    { /usr/bin/time -f '%U %S' "$@" || true; } 2>&1 >/dev/null | tail -n 1 |
-      awk '{ printf "%d\n", ($1 + $2) * 1000 }'
-  done | sort -n | sed -n 3p
-}
 if [ -x /usr/bin/time ]; then
   check_cpu=$(cpu_ms xargs -a "$list" -d '\n' "$binary" check)
   rg_cpu=$(cpu_ms xargs -a "$list" -d '\n' rg -c ' = ')

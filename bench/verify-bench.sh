@@ -14,15 +14,10 @@ binary=${1:-$root/build/hlo-lsp}
 shared=${HLO_LSP_SHARED:-$root/../shared}
 dump=${HLO_LSP_BENCH_DIR:-/tmp/hlo-lsp-bench-200M}
 big=${HLO_LSP_BIG_MODULE:-/tmp/hlo-lsp-bench-100M.hlo}
-if [ ! -d "$dump" ]; then
-  echo "making $dump (once)..."
-  "$shared/tools/make-dump-dir" "$dump" --bytes 200M
-fi
+source "$root/bench/lib.sh"  # median, cpu_ms, hlo_text_list
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
-find "$dump" -type f -name '*.txt' ! -name '*-buffer-assignment.txt' \
-  ! -name '*-memory-usage-report.txt' | sort >"$list"
-source "$root/bench/lib.sh"  # median
+hlo_text_list "$dump" "$shared" "$list"
 bytes=$(xargs -a "$list" -d '\n' cat | wc -c)
 # Alternating runs would be fairer on a loaded machine, but each median
 # already takes 5; the two run back to back.
@@ -34,14 +29,6 @@ awk -v b="$bytes" -v v="$verify_us" -v p="$plain_us" 'BEGIN {
   printf "  check --no-verify  %8.3f s\n", p / 1e6
   printf "  ratio              %8.2fx (goal: at most 1.3x)\n", v / p
 }'
-# CPU time (user + sys, all threads), median of 5: on a shared, loaded
-# machine the wall times above swing with the load; this does much less.
-cpu_ms() {  # COMMAND...
-  for _ in 1 2 3 4 5; do
-    { /usr/bin/time -f '%U %S' "$@" || true; } 2>&1 >/dev/null | tail -n 1 |
-      awk '{ printf "%d\n", ($1 + $2) * 1000 }'
-  done | sort -n | sed -n 3p
-}
 if [ -x /usr/bin/time ]; then
   verify_cpu=$(cpu_ms xargs -a "$list" -d '\n' "$binary" check)
   plain_cpu=$(cpu_ms xargs -a "$list" -d '\n' "$binary" check --no-verify)
