@@ -28,10 +28,24 @@ const check = (name, ok, detail) => {
   check('workbench loaded', true, `${Date.now() - t0} ms`);
   await page.waitForTimeout(1500);
 
+  // Opens a quick input with KEYS and types TEXT into it. A quick pick that is
+  // still closing would take the text and show its old rows (a stage's row names
+  // the pass dump's path): wait for it to go, and for the new input to hold TEXT.
   const quickInput = async (keys, text) => {
-    await page.keyboard.press(keys);
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type(text);
+    const widget = page.locator('.quick-input-widget');
+    const input = page.locator('.quick-input-widget input');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await widget.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => page.keyboard.press('Escape'));
+      await page.keyboard.press(keys);
+      await input.waitFor({ state: 'visible' });
+      await page.keyboard.type(text);
+      for (let i = 0; i < 8; i++) {
+        if ((await input.inputValue().catch(() => '')).endsWith(text)) return;
+        await page.waitForTimeout(250);
+      }
+      await page.keyboard.press('Escape');
+    }
+    throw new Error(`quick input ${keys} did not take "${text}"`);
   };
   const openFile = async (name) => {
     await quickInput('Control+P', name);
@@ -150,6 +164,7 @@ const check = (name, ok, detail) => {
   const activeTab = async () => (await page.locator('.tab.active').first().textContent()) || '';
   await openFile(algsimp);
   check('pass dump opened', await poll(async () => (await activeTab()).includes(algsimp), 20), await activeTab());
+  await page.screenshot({ path: `${outDir}/pass-dump.png` });
   const lensText = await poll(async () => {
     const t = (await page.locator('.codelens-decoration').allInnerTexts()).join(' | ');
     return /next pass/.test(t) && /diff with previous/.test(t) ? t : undefined;
