@@ -10,8 +10,6 @@
 namespace hlo::exec {
 namespace {
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 // NumPy descr of the storage used for `t` ("" when NumPy has the type).
 std::string Descr(PrimitiveType t, bool* bits_only) {
   using P = PrimitiveType;

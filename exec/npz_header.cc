@@ -12,7 +12,7 @@
 namespace hlo::exec::npz_internal {
 namespace {
 
-absl::Status Bad(std::string_view what) {
+absl::Status BadHeader(std::string_view what) {
   return absl::InvalidArgumentError(Cat("bad .npy header: ", what));
 }
 
@@ -26,21 +26,22 @@ class DictParser {
 
   absl::Status Parse(NpyHeader* out) {
     Space();
-    if (!Eat('{')) return Bad(Cat("expected '{' at ", Near(pos_)));
+    if (!Eat('{')) return BadHeader(Cat("expected '{' at ", Near(pos_)));
     bool descr = false, fortran = false, shape = false;
     for (Space(); !Eat('}'); Space()) {
       std::string key;
       if (!String(&key))
-        return Bad(Cat("expected a quoted key at ", Near(pos_)));
+        return BadHeader(Cat("expected a quoted key at ", Near(pos_)));
       Space();
-      if (!Eat(':')) return Bad(Cat("expected ':' after '", key, "'"));
+      if (!Eat(':')) return BadHeader(Cat("expected ':' after '", key, "'"));
       Space();
       absl::Status st;
       bool* seen = nullptr;
       if (key == "descr") {
         seen = &descr;
         if (!String(&out->descr))
-          st = Bad(Cat("'descr' must be a quoted string, got ", Near(pos_)));
+          st = BadHeader(
+              Cat("'descr' must be a quoted string, got ", Near(pos_)));
       } else if (key == "fortran_order") {
         seen = &fortran;
         st = Bool(&out->fortran);
@@ -48,20 +49,22 @@ class DictParser {
         seen = &shape;
         st = Shape(&out->dims);
       } else {
-        return Bad(Cat("unknown key '", key, "'"));
+        return BadHeader(Cat("unknown key '", key, "'"));
       }
       if (!st.ok()) return st;
-      if (*seen) return Bad(Cat("key '", key, "' appears twice"));
+      if (*seen) return BadHeader(Cat("key '", key, "' appears twice"));
       *seen = true;
       Space();
       if (Eat(',')) continue;
-      if (Peek() != '}') return Bad(Cat("expected ',' or '}' at ", Near(pos_)));
+      if (Peek() != '}')
+        return BadHeader(Cat("expected ',' or '}' at ", Near(pos_)));
     }
     Space();
-    if (pos_ != t_.size()) return Bad(Cat("text after the dict: ", Near(pos_)));
-    if (!descr) return Bad("no 'descr'");
-    if (!fortran) return Bad("no 'fortran_order'");
-    if (!shape) return Bad("no 'shape'");
+    if (pos_ != t_.size())
+      return BadHeader(Cat("text after the dict: ", Near(pos_)));
+    if (!descr) return BadHeader("no 'descr'");
+    if (!fortran) return BadHeader("no 'fortran_order'");
+    if (!shape) return BadHeader("no 'shape'");
     return absl::OkStatus();
   }
 
@@ -120,7 +123,8 @@ class DictParser {
     } else if (Word("False")) {
       *out = false;
     } else {
-      return Bad(Cat("'fortran_order' must be True or False, got ", Near(at)));
+      return BadHeader(
+          Cat("'fortran_order' must be True or False, got ", Near(at)));
     }
     return absl::OkStatus();
   }
@@ -129,8 +133,9 @@ class DictParser {
   absl::Status Shape(std::vector<int64_t>* dims) {
     const size_t at = pos_;
     auto bad = [&](std::string_view why) {
-      return Bad(Cat("'shape' must be a tuple of non-negative integers, got ",
-                     Near(at), why));
+      return BadHeader(
+          Cat("'shape' must be a tuple of non-negative integers, got ",
+              Near(at), why));
     };
     if (!Eat('(')) return bad("");
     bool comma_after_last = false;
@@ -238,7 +243,7 @@ absl::StatusOr<NpyHeader> ParseNpyHeader(std::string_view b) {
   int64_t bytes = *item, nonzero = *item;
   for (int64_t d : out.dims) {
     if (__builtin_mul_overflow(nonzero, std::max<int64_t>(d, 1), &nonzero))
-      return Bad(Cat("the shape holds more than 2^63 bytes"));
+      return BadHeader(Cat("the shape holds more than 2^63 bytes"));
     bytes *= d;  // cannot overflow: |bytes| <= nonzero
   }
   out.data_bytes = bytes;

@@ -21,8 +21,6 @@ namespace {
 using npz_internal::NpyHeader;
 using npz_internal::ParseNpyHeader;
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 uint16_t U16(const uint8_t* p) { return p[0] | (p[1] << 8); }
 uint32_t U32(const uint8_t* p) { return U16(p) | (uint32_t{U16(p + 2)} << 16); }
 uint64_t U64(const uint8_t* p) { return U32(p) | (uint64_t{U32(p + 4)} << 32); }

@@ -52,8 +52,6 @@ namespace {
 
 using O = Opcode;
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 // The participants (device ids, in rank order) of this device's group.
 absl::StatusOr<std::vector<int64_t>> GroupOf(const Evaluator& ev,
                                              const Node& node,
@@ -211,7 +209,9 @@ absl::StatusOr<Literal> Chunk(const Literal& x, int64_t dim, int64_t count,
   return out;
 }
 
-Value Share(Literal l) { return std::make_shared<const Literal>(std::move(l)); }
+Value ShareResult(Literal l) {
+  return std::make_shared<const Literal>(std::move(l));
+}
 
 }  // namespace
 
@@ -249,7 +249,7 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
                              node.op == O::kCollectiveBroadcast;
   Value mine = in.size() == 1
                    ? in[0]
-                   : Share(Literal::MakeTuple({in.begin(), in.end()}));
+                   : ShareResult(Literal::MakeTuple({in.begin(), in.end()}));
   std::vector<int64_t> group;
   Rendezvous* rv = ev.rendezvous();
   const int64_t total = ev.devices().total();
@@ -300,15 +300,16 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
                        ? column[0]->Clone()
                        : Concat(column, dim0());
           if (!c.ok()) return c.status();
-          parts.push_back(Share(*std::move(c)));
+          parts.push_back(ShareResult(*std::move(c)));
         }
-        return Share(Literal::MakeTuple(std::move(parts)));
+        return ShareResult(Literal::MakeTuple(std::move(parts)));
       }
       auto r = Concat(values, dim0());
       if (!r.ok()) return r.status();
       if (node.op == O::kAllGatherStart && node.shape.is_tuple())
-        return Share(Literal::MakeTuple({in[0], Share(*std::move(r))}));
-      return Share(*std::move(r));
+        return ShareResult(
+            Literal::MakeTuple({in[0], ShareResult(*std::move(r))}));
+      return ShareResult(*std::move(r));
     }
     case O::kReduceScatter: {
       Id reducer = node.Call("to_apply");
@@ -320,13 +321,13 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
         for (const Value& e : (*sum)->elements()) {
           auto c = Chunk(*e, dim0(), gsize, rank);
           if (!c.ok()) return c.status();
-          parts.push_back(Share(*std::move(c)));
+          parts.push_back(ShareResult(*std::move(c)));
         }
-        return Share(Literal::MakeTuple(std::move(parts)));
+        return ShareResult(Literal::MakeTuple(std::move(parts)));
       }
       auto c = Chunk(**sum, dim0(), gsize, rank);
       if (!c.ok()) return c.status();
-      return Share(*std::move(c));
+      return ShareResult(*std::move(c));
     }
     case O::kAllToAll: {
       if (!values[0]->is_tuple()) {
@@ -335,11 +336,11 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
         for (int64_t k = 0; k < gsize; ++k) {
           auto c = Chunk(*values[k], d, gsize, rank);
           if (!c.ok()) return c.status();
-          parts.push_back(Share(*std::move(c)));
+          parts.push_back(ShareResult(*std::move(c)));
         }
         auto r = Concat(parts, d);
         if (!r.ok()) return r.status();
-        return Share(*std::move(r));
+        return ShareResult(*std::move(r));
       }
       std::vector<Value> parts;
       for (int64_t k = 0; k < gsize; ++k) {
@@ -347,7 +348,7 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
           return Bad("tuple all-to-all needs one operand per participant");
         parts.push_back(values[k]->elements()[rank]);
       }
-      return Share(Literal::MakeTuple(std::move(parts)));
+      return ShareResult(Literal::MakeTuple(std::move(parts)));
     }
     case O::kCollectiveBroadcast:
       return values[0];
@@ -371,16 +372,16 @@ absl::StatusOr<Value> EvalCollective(Evaluator& ev, const Node& node,
       if (!result) {  // no source: zeros
         auto z = Literal::Create(in[0]->shape());
         if (!z.ok()) return z.status();
-        result = Share(*std::move(z));
+        result = ShareResult(*std::move(z));
       }
       if (node.op == O::kCollectivePermuteStart && node.shape.is_tuple()) {
         std::vector<Value> parts = {in[0], result};
         for (size_t k = 2; k < node.shape.tuple_elements.size(); ++k) {
           auto z = Literal::Create(node.shape.tuple_elements[k]);
           if (!z.ok()) return z.status();
-          parts.push_back(Share(*std::move(z)));
+          parts.push_back(ShareResult(*std::move(z)));
         }
-        return Share(Literal::MakeTuple(std::move(parts)));
+        return ShareResult(Literal::MakeTuple(std::move(parts)));
       }
       return result;
     }

@@ -18,8 +18,6 @@ absl::StatusOr<Value> TopK(const Node& node, const Literal& x, int64_t k,
 
 namespace {
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 bool IsPassThrough(std::string_view t) {
   static constexpr std::string_view kTargets[] = {
       "Sharding", "MoveToHost", "MoveToDevice", "Pin", "Unpin",

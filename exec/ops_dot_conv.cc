@@ -18,8 +18,6 @@
 namespace hlo::exec {
 namespace {
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 // Loads every element of `lit` as Acc.
 template <typename Acc>
 std::vector<Acc> LoadAs(const Literal& lit) {

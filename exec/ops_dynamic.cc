@@ -15,8 +15,6 @@ namespace {
 
 using O = Opcode;
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 // The logical size of every dim of `lit` (its dims when none is dynamic).
 std::vector<int64_t> Sizes(const Literal& lit) {
   return lit.dynamic_sizes().empty() ? lit.dims() : lit.dynamic_sizes();

@@ -16,8 +16,6 @@ namespace {
 
 using Cd = std::complex<double>;
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 // Twiddles of one transform length: w[j] = exp(sign * 2 pi i j / n), each
 // from cos/sin directly (no drifting recurrence).
 struct Twiddles {

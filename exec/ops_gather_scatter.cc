@@ -11,7 +11,6 @@
 namespace hlo::exec {
 namespace {
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
 bool Has(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }

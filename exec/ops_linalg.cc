@@ -13,8 +13,6 @@ namespace {
 
 using Cd = std::complex<double>;
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 }  // namespace
 
 std::vector<Cd> LoadComplex(const Literal& x) {

@@ -15,8 +15,6 @@ namespace {
 
 using O = Opcode;
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 Value Share(Literal lit) {
   return std::make_shared<const Literal>(std::move(lit));
 }

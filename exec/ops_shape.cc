@@ -70,8 +70,6 @@ void StridedCopy(uint8_t* out, const std::vector<int64_t>& dims,
   }
 }
 
-absl::Status Bad(const std::string& m) { return absl::InvalidArgumentError(m); }
-
 absl::StatusOr<Literal> Broadcast(const Node& node, const Literal& in) {
   auto out = Literal::Create(node.shape);
   if (!out.ok()) return out;

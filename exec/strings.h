@@ -9,6 +9,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace hlo::exec {
@@ -29,6 +30,12 @@ void AppendPiece(std::string& s, N v) {
   } else {
     s.append(std::to_string(v));
   }
+}
+
+// The evaluator's error for a module or input it cannot run.
+inline absl::Status Bad(std::string_view message) {
+  return absl::InvalidArgumentError(
+      absl::string_view(message.data(), message.size()));
 }
 
 template <typename... A>

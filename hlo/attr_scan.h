@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "base/strings.h"
 #include "hlo/attr_values.h"
+#include "hlo/lexer.h"
 
 namespace hlo::attr_internal {
 
@@ -32,9 +33,8 @@ using base::Cat;
 inline bool IsIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-inline bool IsIdentChar(char c) {
-  return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
+// The lexer's: [A-Za-z0-9_.-].
+using ::hlo::IsIdentChar;
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 class Scanner {

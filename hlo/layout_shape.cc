@@ -25,7 +25,7 @@ size_t SkipBlanksAndComments(std::string_view text, size_t pos) {
 }
 namespace {
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxLayoutDepth = 64;
 
 // A cursor over shape text; every Parse* leaves pos_ past what it read.
 class ShapeReader {
@@ -34,7 +34,7 @@ class ShapeReader {
   size_t pos() const { return pos_; }
 
   std::optional<LayoutShape> Shape(int depth) {
-    if (depth > kMaxDepth) return std::nullopt;
+    if (depth > kMaxLayoutDepth) return std::nullopt;
     LayoutShape s;
     if (Eat('(')) {
       s.element_type = PrimitiveType::kTuple;

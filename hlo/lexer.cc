@@ -10,7 +10,7 @@
 namespace hlo {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsDecimalDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) {
   return c == '\n' || HasCharBits(c, lexer_internal::kBlank);
 }
@@ -30,11 +30,12 @@ size_t GlogPrefixLength(std::string_view text, Offset pos) {
   if (level != 'I' && level != 'W' && level != 'E' && level != 'F') return 0;
   ++i;
   for (int k = 0; k < 4; ++k, ++i) {
-    if (!IsDigit(at(i))) return 0;
+    if (!IsDecimalDigit(at(i))) return 0;
   }
   if (at(i) != ' ') return 0;
   // hh:mm:ss.micros
-  for (; IsDigit(at(i)) || at(i) == ':' || at(i) == '.' || at(i) == ' '; ++i) {
+  for (; IsDecimalDigit(at(i)) || at(i) == ':' || at(i) == '.' || at(i) == ' ';
+       ++i) {
   }
   // thread id, then "file:line] "
   while (i < text.size() && at(i) != ']' && at(i) != '\n' && i - pos < 256) {
@@ -287,7 +288,7 @@ Token Lexer::Lex() {
     }
     return Make(TokenKind::kIdent, begin);
   }
-  if (IsDigit(c)) return LexNumber(begin);
+  if (IsDecimalDigit(c)) return LexNumber(begin);
   switch (c) {
     case '%': {
       ++pos_;
@@ -337,7 +338,7 @@ Token Lexer::Lex() {
         return Make(TokenKind::kArrow, begin);
       }
       if (pos_ + 1 < text_.size() &&
-          (IsDigit(text_[pos_ + 1]) || text_[pos_ + 1] == '.')) {
+          (IsDecimalDigit(text_[pos_ + 1]) || text_[pos_ + 1] == '.')) {
         return LexNumber(begin);
       }
       break;
@@ -352,7 +353,7 @@ Token Lexer::Lex() {
         pos_ += 3;
         return Make(TokenKind::kDots, begin);
       }
-      if (pos_ + 1 < text_.size() && IsDigit(text_[pos_ + 1])) {
+      if (pos_ + 1 < text_.size() && IsDecimalDigit(text_[pos_ + 1])) {
         return LexNumber(begin);
       }
       break;
@@ -397,20 +398,20 @@ Offset ScanIdentTail(std::string_view text, Offset pos) {
 Token Lexer::LexNumber(Offset begin) {
   bool is_float = false;
   if (text_[pos_] == '-') ++pos_;
-  while (pos_ < text_.size() && IsDigit(text_[pos_])) ++pos_;
+  while (pos_ < text_.size() && IsDecimalDigit(text_[pos_])) ++pos_;
   if (pos_ < text_.size() && text_[pos_] == '.' &&
       !StartsWith(text_, pos_, "...")) {
     is_float = true;
     ++pos_;
-    while (pos_ < text_.size() && IsDigit(text_[pos_])) ++pos_;
+    while (pos_ < text_.size() && IsDecimalDigit(text_[pos_])) ++pos_;
   }
   if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
     Offset p = pos_ + 1;
     if (p < text_.size() && (text_[p] == '+' || text_[p] == '-')) ++p;
-    if (p < text_.size() && IsDigit(text_[p])) {
+    if (p < text_.size() && IsDecimalDigit(text_[p])) {
       is_float = true;
       pos_ = p;
-      while (pos_ < text_.size() && IsDigit(text_[pos_])) ++pos_;
+      while (pos_ < text_.size() && IsDecimalDigit(text_[pos_])) ++pos_;
     }
   }
   return Make(is_float ? TokenKind::kFloat : TokenKind::kInt, begin);

@@ -229,7 +229,7 @@ Inference Pad(const OpContext& ctx) {
   return Ok(std::move(out));
 }
 
-bool Contains(const std::vector<int64_t>& v, int64_t x) {
+bool ContainsDim(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
@@ -263,10 +263,10 @@ Inference Gather(const OpContext& ctx) {
   InferredShape out = Array(in.element_type, {});
   size_t offset_seen = 0, batch_seen = 0;
   for (size_t i = 0; i < rank; ++i) {
-    if (Contains(dn->offset_dims, static_cast<int64_t>(i))) {
+    if (ContainsDim(dn->offset_dims, static_cast<int64_t>(i))) {
       while (offset_seen < dn->slice_sizes.size() &&
-             (Contains(dn->collapsed_slice_dims, offset_seen) ||
-              Contains(dn->operand_batching_dims, offset_seen))) {
+             (ContainsDim(dn->collapsed_slice_dims, offset_seen) ||
+              ContainsDim(dn->operand_batching_dims, offset_seen))) {
         ++offset_seen;
       }
       if (offset_seen >= dn->slice_sizes.size()) return CannotInfer();

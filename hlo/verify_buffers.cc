@@ -19,10 +19,12 @@ namespace hlo::verify_internal {
 namespace {
 
 using Index = std::vector<int64_t>;
-constexpr int kMaxDepth = 64;  // shape nesting and get-tuple-element chains
-constexpr int64_t kMaxSteps = 100000;  // CountWriters calls per buffer value
+constexpr int kMaxBufferDepth =
+    64;  // shape nesting and get-tuple-element chains
+constexpr int64_t kMaxWriterSteps =
+    100000;  // CountWriters calls per buffer value
 
-std::string IndexString(const Index& index) {
+std::string BufferIndexString(const Index& index) {
   std::string out = "{";
   for (size_t i = 0; i < index.size(); ++i) {
     if (i) out += ",";
@@ -98,7 +100,7 @@ class BufferChecker {
   // Every buffer of `s` with its index (tuples recurse; a buffer is a leaf).
   void Buffers(Id s, Index* index, std::vector<Index>* out, int depth) const {
     const Shape* shape = At(s);
-    if (!shape || depth > kMaxDepth) return;
+    if (!shape || depth > kMaxBufferDepth) return;
     if (shape->element_type == PrimitiveType::kBuffer) out->push_back(*index);
     if (!shape->is_tuple()) return;
     for (Id i = 0; i < shape->tuple.count; ++i) {
@@ -259,14 +261,14 @@ class BufferChecker {
         if (it == operand_parts.end()) {
           f_.Error(at, base::Cat("buffer is used in operands but not in "
                                  "results: operand ",
-                                 k, " ShapeIndex ", IndexString(index)));
+                                 k, " ShapeIndex ", BufferIndexString(index)));
           return;
         }
         if (it->second > 1) {
           f_.Error(attr->span,
                    base::Cat("buffer is used in results multiple "
                              "times: operand ",
-                             k, " ShapeIndex ", IndexString(index)));
+                             k, " ShapeIndex ", BufferIndexString(index)));
           return;
         }
       }
@@ -276,13 +278,13 @@ class BufferChecker {
       if (it == result_parts.end()) {
         f_.Error(attr ? attr->span : Where(inst),
                  base::Cat("buffer is used in results but not in operands: ",
-                           IndexString(index)));
+                           BufferIndexString(index)));
         return;
       }
       if (it->second > 1) {
         f_.Error(attr->span,
                  base::Cat("buffer is used in operands multiple times: ",
-                           IndexString(index)));
+                           BufferIndexString(index)));
         return;
       }
     }
@@ -306,7 +308,7 @@ class BufferChecker {
     f_.Error(Where(inst),
              base::Cat("an HLO buffer value has more than one writers (or "
                        "unpins): '",
-                       file_.Name(inst), "' '", IndexString(index), "'"));
+                       file_.Name(inst), "' '", BufferIndexString(index), "'"));
     return false;
   }
 
@@ -339,7 +341,7 @@ class BufferChecker {
   int64_t CountWriters(Id id, const Index& index, int depth) const {
     // Tuples of tuples can fan out into exponentially many paths; past the
     // budget the count stops growing (no finding rather than no answer).
-    if (depth > kMaxDepth || ++steps_ > kMaxSteps) return 0;
+    if (depth > kMaxBufferDepth || ++steps_ > kMaxWriterSteps) return 0;
     int64_t writers = 0;
     for (Id user : Users(id)) writers += WritersIn(id, index, user, depth);
     return writers;

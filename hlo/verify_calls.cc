@@ -33,8 +33,8 @@ std::vector<Id> ParametersOf(const ParsedFile& file, Id c) {
   return params;
 }
 
-std::optional<InferredShape> OperandShape(const ParsedFile& file,
-                                          const Operand& operand) {
+std::optional<InferredShape> OperandDefinitionShape(const ParsedFile& file,
+                                                    const Operand& operand) {
   Id def = operand.definition != kNone ? operand.definition : operand.nested;
   if (def == kNone) return std::nullopt;
   return ShapeFromFile(file, file.instructions[def].shape);
@@ -111,7 +111,8 @@ class CallChecker {
     for (Id i = 0; i < count && first + i < inst.operands.count; ++i) {
       if (params[i] == kNone) continue;
       const Operand& operand = file().operands[inst.operands.begin + first + i];
-      std::optional<InferredShape> have = OperandShape(file(), operand);
+      std::optional<InferredShape> have =
+          OperandDefinitionShape(file(), operand);
       std::optional<InferredShape> want =
           ShapeFromFile(file(), file().instructions[params[i]].shape);
       if (!have || !want || ShapesCompatible(*want, *have, mixed_)) continue;

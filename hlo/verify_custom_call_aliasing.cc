@@ -17,7 +17,7 @@
 namespace hlo::verify_internal {
 namespace {
 
-constexpr int kMaxDepth = 64;
+constexpr int kMaxAliasDepth = 64;
 
 class AliasChecker {
  public:
@@ -108,7 +108,7 @@ class AliasChecker {
   }
 
   bool Equal(Id a, Id b, int depth) const {
-    if (depth > kMaxDepth) return true;
+    if (depth > kMaxAliasDepth) return true;
     a = Unwrap(a);
     b = Unwrap(b);
     const Shape& x = file_.shapes[a];

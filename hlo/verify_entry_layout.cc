@@ -32,9 +32,9 @@ struct Alias {
 };
 
 // A tiny cursor for the two header values read here.
-class Reader {
+class EntryLayoutReader {
  public:
-  explicit Reader(std::string_view text) : text_(text) {}
+  explicit EntryLayoutReader(std::string_view text) : text_(text) {}
   // The next character past blanks and /*...*/ comments (dumps write
   // /*index=5*/ into long shape lists).
   char Peek() {
@@ -86,7 +86,7 @@ class Reader {
 };
 
 std::optional<EntryLayout> ReadEntryLayout(std::string_view text) {
-  Reader r(text);
+  EntryLayoutReader r(text);
   EntryLayout layout;
   if (!r.Eat("{") || !r.Eat("(")) return std::nullopt;
   while (r.Peek() != ')') {
@@ -104,7 +104,7 @@ std::optional<EntryLayout> ReadEntryLayout(std::string_view text) {
 
 // input_output_alias's must-alias entries ({} when it does not read).
 std::vector<Alias> ReadMustAliases(std::string_view text) {
-  Reader r(text);
+  EntryLayoutReader r(text);
   std::vector<Alias> out;
   if (!r.Eat("{")) return {};
   while (r.Peek() == '{') {
@@ -135,7 +135,7 @@ const LayoutShape* Subshape(const LayoutShape& s,
   return at;
 }
 
-std::string IndexString(const std::vector<int64_t>& index) {
+std::string ShapeIndexString(const std::vector<int64_t>& index) {
   return base::Cat("{", absl::StrJoin(index, ","), "}");
 }
 
@@ -214,14 +214,14 @@ void CheckModule(const Findings& f, const Module& m) {
     if (out == nullptr || in == nullptr || LayoutShapesEqual(*out, *in)) {
       continue;
     }
-    f.Error(
-        aliases->value,
-        base::Cat("Shape and memory space of the result at index ",
-                  IndexString(a.output_index), " (", LayoutShapeString(*out),
-                  ") must be the same as the shape and memory space of "
-                  "aliased parameter ",
-                  a.parameter, " at index ", IndexString(a.parameter_index),
-                  " (", LayoutShapeString(*in), ")"));
+    f.Error(aliases->value,
+            base::Cat(
+                "Shape and memory space of the result at index ",
+                ShapeIndexString(a.output_index), " (", LayoutShapeString(*out),
+                ") must be the same as the shape and memory space of "
+                "aliased parameter ",
+                a.parameter, " at index ", ShapeIndexString(a.parameter_index),
+                " (", LayoutShapeString(*in), ")"));
   }
 }
 

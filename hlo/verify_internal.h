@@ -3,6 +3,7 @@
 #ifndef HLO_LSP_HLO_VERIFY_INTERNAL_H_
 #define HLO_LSP_HLO_VERIFY_INTERNAL_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ inline Span NameOrSpan(const Instruction& inst) {
 // the shape written inline; nullopt past the operand list or unreadable.
 std::optional<InferredShape> OperandShape(const ParsedFile& file,
                                           const Instruction& inst, Id i);
+// XLA's memory space number for host memory (Layout::kHostMemorySpace).
+inline constexpr int64_t kHostMemorySpace = 5;
+
 // An array shape: neither a tuple nor a token.
 inline bool IsArray(const InferredShape& s) {
   return !s.is_tuple() && s.element_type != PrimitiveType::kToken;

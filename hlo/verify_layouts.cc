@@ -24,7 +24,6 @@ namespace hlo::verify_internal {
 namespace {
 
 constexpr int64_t kGenericFastMemorySpace = 1;
-constexpr int64_t kHostMemorySpace = 5;
 
 // LayoutAssignment::InstructionCanChangeLayout's "false" list: these keep
 // each same-rank operand's layout (tiles and memory space aside).

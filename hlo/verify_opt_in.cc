@@ -17,8 +17,6 @@
 namespace hlo::verify_internal {
 namespace {
 
-constexpr int64_t kHostMemorySpace = 5;
-
 bool HasHostMemorySpace(const LayoutShape& s) {
   if (s.is_tuple()) {
     return std::any_of(s.tuple.begin(), s.tuple.end(), HasHostMemorySpace);
@@ -26,8 +24,8 @@ bool HasHostMemorySpace(const LayoutShape& s) {
   return s.is_array() && s.memory_space == kHostMemorySpace;
 }
 
-std::optional<LayoutShape> OperandShape(const ParsedFile& file,
-                                        const Instruction& inst) {
+std::optional<LayoutShape> OperandLayout(const ParsedFile& file,
+                                         const Instruction& inst) {
   if (inst.operands.count == 0) return std::nullopt;
   const Operand& o = file.operands[inst.operands.begin];
   Id def = o.definition != kNone ? o.definition : o.nested;
@@ -87,7 +85,7 @@ class OptInChecker {
 
   void ReshapeBitcast(const Instruction& inst) {
     std::optional<LayoutShape> out = LayoutShapeOf(file(), inst.shape);
-    std::optional<LayoutShape> in = OperandShape(file(), inst);
+    std::optional<LayoutShape> in = OperandLayout(file(), inst);
     if (!out || !in) return;
     std::optional<bool> bitcast = ReshapeIsBitcast(*in, *out);
     if (!bitcast || *bitcast) return;

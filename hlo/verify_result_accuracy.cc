@@ -39,9 +39,9 @@ bool TakesResultAccuracy(Opcode op) {
   }
 }
 
-class Reader {
+class AccuracyReader {
  public:
-  explicit Reader(std::string_view text) : text_(text) {}
+  explicit AccuracyReader(std::string_view text) : text_(text) {}
 
   // The first problem in XLA's words, or empty.
   std::string Problem() {
@@ -115,7 +115,7 @@ void CheckResultAccuracy(const Findings& f) {
       f.Error(a->key, "unexpected attribute \"result_accuracy\"");
       continue;
     }
-    std::string problem = Reader(f.file.Text(a->value)).Problem();
+    std::string problem = AccuracyReader(f.file.Text(a->value)).Problem();
     if (!problem.empty()) f.Error(a->span, std::move(problem));
   }
 }

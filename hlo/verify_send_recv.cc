@@ -20,8 +20,8 @@ namespace hlo::verify_internal {
 namespace {
 
 constexpr char kPairsAttr[] = "_xla_send_recv_source_target_pairs";
-constexpr int kMaxDepth = 64;          // nested computation calls
-constexpr int64_t kMaxSteps = 100000;  // computations walked in all
+constexpr int kMaxCallDepth = 64;          // nested computation calls
+constexpr int64_t kMaxWalkSteps = 100000;  // computations walked in all
 
 bool IsSendOrRecv(Opcode op) {
   return op == Opcode::kSend || op == Opcode::kRecv;
@@ -334,7 +334,7 @@ class DeadlockChecker {
   bool Walk(Id computation, DfaState* s, int depth) {
     // A computation is walked once per call, as in XLA; calls nested in
     // calls multiply, so past the budget the walk stops without a finding.
-    if (depth > kMaxDepth || ++steps_ > kMaxSteps) {
+    if (depth > kMaxCallDepth || ++steps_ > kMaxWalkSteps) {
       aborted_ = true;
       return true;
     }

@@ -26,7 +26,7 @@ struct Entry {
   std::string_view Rest() const { return std::string_view(name).substr(rest); }
 };
 
-bool AllDigits(std::string_view s) {
+bool AllDecimalDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(),
                                    [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -42,7 +42,8 @@ std::optional<Entry> ParseEntry(std::string name) {
       continue;
     }
     Entry entry;
-    if (pos > 0 && AllDigits(std::string_view(name).substr(0, pos - 1))) {
+    if (pos > 0 &&
+        AllDecimalDigits(std::string_view(name).substr(0, pos - 1))) {
       entry.timestamp = name.substr(0, pos - 1);
     }
     if (end - (pos + 7) > 15) return std::nullopt;  // not an id we can hold
@@ -95,7 +96,7 @@ bool IsNumberedSnapshot(std::string_view s) {
   if (!s.ends_with(".pb")) return false;
   s.remove_suffix(3);
   size_t dot = s.rfind('.');
-  if (dot == std::string_view::npos || !AllDigits(s.substr(dot + 1))) {
+  if (dot == std::string_view::npos || !AllDecimalDigits(s.substr(dot + 1))) {
     return false;
   }
   return s.substr(0, dot).ends_with(".snapshot") ||

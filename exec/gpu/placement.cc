@@ -80,7 +80,7 @@ bool MovableBytes(PrimitiveType t) {
   return b == 1 || b == 2 || b == 4 || b == 8 || b == 16;
 }
 
-int64_t Count(const LiteralShape& s) {
+int64_t ElementCount(const LiteralShape& s) {
   int64_t n = 1;
   for (int64_t d : s.dims) n *= d;
   return n;
@@ -313,10 +313,10 @@ std::string HostReason(const Node& node,
   }
   const std::string type_name(PrimitiveTypeName(out.type));
   const auto t = DeviceType(out.type);
-  const int64_t n = Count(out);
+  const int64_t n = ElementCount(out);
   auto same_count = [&](size_t from) {
     for (size_t k = from; k < operands.size(); ++k) {
-      const int64_t c = Count(*operands[k]);
+      const int64_t c = ElementCount(*operands[k]);
       if (c != n && c != 1) return false;
     }
     return true;
@@ -382,7 +382,7 @@ std::string HostReason(const Node& node,
       return "";
     case O::kBitcast:
       if (operands.size() == 1 && operands[0]->type == out.type &&
-          Count(*operands[0]) == n &&
+          ElementCount(*operands[0]) == n &&
           DefaultLayout(node.minor_to_major, out.dims.size()) &&
           (node.operand_layouts.empty() ||
            DefaultLayout(node.operand_layouts[0], operands[0]->dims.size())))
@@ -427,8 +427,8 @@ std::string HostReason(const Node& node,
           return "dot contracting dimension out of range";
         k *= operands[0]->dims[d];
       }
-      if (n > INT_MAX || k > INT_MAX || Count(*operands[0]) > INT_MAX ||
-          Count(*operands[1]) > INT_MAX)
+      if (n > INT_MAX || k > INT_MAX || ElementCount(*operands[0]) > INT_MAX ||
+          ElementCount(*operands[1]) > INT_MAX)
         return "dot larger than cuBLAS's 32-bit sizes";
       return "";
     }
@@ -445,7 +445,7 @@ std::string HostReason(const Node& node,
     for (const LiteralShape* s : operands)
       if (s->type != out.type) return Cat(op_name, " with mixed types");
     if (!same_count(0)) return Cat(op_name, " with mismatched operand sizes");
-    if (IsUnary(*e) && Count(*operands[0]) != n)
+    if (IsUnary(*e) && ElementCount(*operands[0]) != n)
       return Cat(op_name, " with a broadcast operand");
     const bool fine = *t == DType::kPred ? PredOk(*e)
                       : IsFloat(*t)      ? !IntOnly(*e)

@@ -15,7 +15,7 @@
 namespace hlo::proto {
 namespace {
 
-constexpr int kMaxNesting = 64;  // tuple depth and rank we print
+constexpr int kMaxLiteralNesting = 64;  // tuple depth and rank we print
 
 // --------------------------------------------------------------- values --
 
@@ -267,7 +267,7 @@ struct ArrayPrinter {
 
 bool AppendValues(const xla::LiteralProto& literal,
                   const xla::ShapeProto& shape, std::string* out, int depth) {
-  if (depth > kMaxNesting) return false;
+  if (depth > kMaxLiteralNesting) return false;
   const int type = shape.element_type();
   if (type == xla::TUPLE) {
     if (literal.tuple_literals_size() != shape.tuple_shapes_size()) {
@@ -286,7 +286,7 @@ bool AppendValues(const xla::LiteralProto& literal,
   }
   if (type == xla::TOKEN || type == xla::OPAQUE_TYPE) return false;
   const int rank = shape.dimensions_size();
-  if (rank > kMaxNesting) return false;
+  if (rank > kMaxLiteralNesting) return false;
   std::optional<int64_t> count = ArrayElementCount(shape);
   if (!count) return false;
   ElementWriter writer(literal, type);

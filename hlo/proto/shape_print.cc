@@ -12,7 +12,7 @@
 namespace hlo::proto {
 namespace {
 
-constexpr int kMaxNesting = 64;  // tuple depth and rank we print
+constexpr int kMaxShapeNesting = 64;  // tuple depth and rank we print
 
 bool LayoutHasExtras(const xla::LayoutProto& layout) {
   return layout.tiles_size() > 0 || layout.element_size_in_bits() != 0 ||
@@ -115,7 +115,7 @@ void AppendLayout(const xla::LayoutProto& layout, std::string* out, int depth) {
         out->push_back(')');
       }
     }
-    if (layout.has_physical_shape() && depth < kMaxNesting) {
+    if (layout.has_physical_shape() && depth < kMaxShapeNesting) {
       out->append("P(");
       AppendShape(layout.physical_shape(), true, out);
       out->push_back(')');
@@ -181,7 +181,7 @@ bool AppendPlainArrayShape(const xla::ShapeProto& shape, bool with_layout,
 
 void AppendShapeImpl(const xla::ShapeProto& shape, bool with_layout,
                      std::string* out, int depth) {
-  if (depth > kMaxNesting) {
+  if (depth > kMaxShapeNesting) {
     out->append("(/*nested too deep*/)");
     return;
   }

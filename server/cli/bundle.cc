@@ -18,7 +18,7 @@
 namespace hlo_lsp::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kBundleUsage[] =
     "usage: hlo-lsp bundle FILE [-o OUT.tar.gz] [--json]\n\n"
     "Writes one .tar.gz for a bug report about FILE's module: FILE itself,\n"
     "the module's stage dumps (before_optimizations, after_optimizations and\n"
@@ -40,11 +40,11 @@ constexpr char kUsage[] =
 
 int RunBundle(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kBundleUsage, stdout);
     return kExitOk;
   }
-  std::optional<SimpleArgs> args =
-      ParseSimpleArgs(argc, argv, "bundle", kUsage, {"--json"}, {"-o"}, 1, 1);
+  std::optional<SimpleArgs> args = ParseSimpleArgs(
+      argc, argv, "bundle", kBundleUsage, {"--json"}, {"-o"}, 1, 1);
   if (!args) return kExitUsage;
   const std::string& path = args->operands[0];
   struct stat st;

@@ -29,7 +29,7 @@
 namespace hlo_lsp::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kCheckUsage[] =
     "usage: hlo-lsp check [--verify=LIST | --no-verify] FILE...\n\n"
     "Parses each HLO text file and prints one line per problem:\n"
     "  FILE:LINE:COL: error: MESSAGE   (or warning:)\n"
@@ -244,7 +244,7 @@ class ParallelChecker {
 
 int RunCheck(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kCheckUsage, stdout);
     return kExitOk;
   }
   std::vector<std::string> paths;
@@ -262,12 +262,12 @@ int RunCheck(int argc, char** argv) {
       std::string bad;
       if (!hlo::ParseVerifierOptions(arg.substr(9), &verify.verifier, &bad)) {
         std::fprintf(stderr, "hlo-lsp check: unknown verifier option '%s'\n%s",
-                     bad.c_str(), kUsage);
+                     bad.c_str(), kCheckUsage);
         return kExitUsage;
       }
     } else if (!options_done && arg.size() > 1 && arg[0] == '-') {
       std::fprintf(stderr, "hlo-lsp check: unknown option '%s'\n%s", argv[i],
-                   kUsage);
+                   kCheckUsage);
       return kExitUsage;
     } else {
       paths.emplace_back(arg);
@@ -277,11 +277,11 @@ int RunCheck(int argc, char** argv) {
     std::fprintf(stderr,
                  "hlo-lsp check: --verify and --no-verify exclude each "
                  "other\n%s",
-                 kUsage);
+                 kCheckUsage);
     return kExitUsage;
   }
   if (paths.empty()) {
-    std::fputs(kUsage, stderr);
+    std::fputs(kCheckUsage, stderr);
     return kExitUsage;
   }
   // A one-shot process reading file after file: keep freed memory for the

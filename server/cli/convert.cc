@@ -17,7 +17,7 @@
 namespace hlo_lsp::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kConvertUsage[] =
     "usage: hlo-lsp convert IN [-o OUT] [--to text|proto]\n\n"
     "Converts between XLA's binary HLO protos and HLO text.\n"
     "  A binary proto (.pb, .pb.gz, or binary content) goes to text: tried as\n"
@@ -61,7 +61,7 @@ bool IsTextProtoName(std::string_view path) {
 }
 
 int Usage(const char* message) {
-  std::fprintf(stderr, "hlo-lsp convert: %s\n\n%s", message, kUsage);
+  std::fprintf(stderr, "hlo-lsp convert: %s\n\n%s", message, kConvertUsage);
   return kExitUsage;
 }
 
@@ -88,7 +88,7 @@ int WriteOutput(const std::string& path, std::string_view bytes) {
 
 int RunConvert(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kConvertUsage, stdout);
     return kExitOk;
   }
   std::string input, output, to;

@@ -19,7 +19,7 @@
 namespace hlo_lsp::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kDiffUsage[] =
     "usage: hlo-lsp diff A B [--json] [--metadata]\n\n"
     "Compares the first module of A with that of B: computations match by\n"
     "name; instructions by name, then by opcode, shape and operands "
@@ -149,11 +149,11 @@ void PrintJson(const hlo::ModuleDiff& diff) {
 
 int RunDiff(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kDiffUsage, stdout);
     return kExitOk;
   }
   std::optional<SimpleArgs> args = ParseSimpleArgs(
-      argc, argv, "diff", kUsage, {"--json", "--metadata"}, {}, 2, 2);
+      argc, argv, "diff", kDiffUsage, {"--json", "--metadata"}, {}, 2, 2);
   if (!args) return kExitUsage;
   const std::vector<std::string>& paths = args->operands;
   const bool json = args->has("--json");

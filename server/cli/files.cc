@@ -16,7 +16,7 @@
 namespace hlo_lsp::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kFilesUsage[] =
     "usage: hlo-lsp files FILE [--json]\n\n"
     "Lists the files XLA wrote for FILE's module in FILE's folder, one a "
     "line,\n"
@@ -65,11 +65,11 @@ void PrintJson(const hlo::index::ModuleDumpFiles& module) {
 
 int RunFiles(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kFilesUsage, stdout);
     return kExitOk;
   }
   std::optional<SimpleArgs> args =
-      ParseSimpleArgs(argc, argv, "files", kUsage, {"--json"}, {}, 1, 1);
+      ParseSimpleArgs(argc, argv, "files", kFilesUsage, {"--json"}, {}, 1, 1);
   if (!args) return kExitUsage;
   const std::string& path = args->operands[0];
   const bool json = args->has("--json");

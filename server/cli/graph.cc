@@ -19,7 +19,7 @@
 namespace hlo_lsp::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kGraphUsage[] =
     "usage: hlo-lsp graph FILE [--computation C] [--around NAME] [--depth N]\n"
     "                  [--max-nodes N] [--format svg|dot] [-o OUT]\n\n"
     "Draws the dataflow graph (operand -> user) of computation C (default:\n"
@@ -51,11 +51,11 @@ bool WriteAll(const std::string& path, const std::string& data) {
 
 int RunGraph(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kGraphUsage, stdout);
     return kExitOk;
   }
   auto args = ParseSimpleArgs(
-      argc, argv, "graph", kUsage, {},
+      argc, argv, "graph", kGraphUsage, {},
       {"--computation", "--around", "--depth", "--max-nodes", "--format", "-o"},
       1, 1);
   if (!args) return kExitUsage;
@@ -70,7 +70,7 @@ int RunGraph(int argc, char** argv) {
     std::fprintf(stderr,
                  "hlo-lsp graph: --depth takes N >= 0, --max-nodes N >= 1, "
                  "--format svg or dot\n%s",
-                 kUsage);
+                 kGraphUsage);
     return kExitUsage;
   }
   const std::string& path = args->operands[0];

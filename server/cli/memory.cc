@@ -24,7 +24,7 @@ namespace base = hlo::base;
 
 using nlohmann::json;
 
-constexpr char kUsage[] =
+constexpr char kMemoryUsage[] =
     "usage: hlo-lsp memory FILE [--module MODULE] [--json]\n\n"
     "What XLA's buffer assignment says about a module's memory: the total\n"
     "and the bytes per kind (parameter, constant, maybe_live_out,\n"
@@ -206,11 +206,11 @@ void PrintText(const MemoryReport& r) {
 
 int RunMemory(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kMemoryUsage, stdout);
     return kExitOk;
   }
   std::optional<SimpleArgs> args = ParseSimpleArgs(
-      argc, argv, "memory", kUsage, {"--json"}, {"--module"}, 1, 1);
+      argc, argv, "memory", kMemoryUsage, {"--json"}, {"--module"}, 1, 1);
   if (!args) return kExitUsage;
   const std::string& path = args->operands[0];
   const std::string module = args->value("--module");

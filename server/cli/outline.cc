@@ -13,7 +13,7 @@
 namespace hlo_lsp::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kOutlineUsage[] =
     "usage: hlo-lsp outline FILE [--json]\n\n"
     "Lists each module and its computations in line order:\n"
     "  module NAME\n"
@@ -91,11 +91,11 @@ void PrintJson(const hlo::ParsedFile& file) {
 
 int RunOutline(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kOutlineUsage, stdout);
     return kExitOk;
   }
-  std::optional<SimpleArgs> args =
-      ParseSimpleArgs(argc, argv, "outline", kUsage, {"--json"}, {}, 1, 1);
+  std::optional<SimpleArgs> args = ParseSimpleArgs(
+      argc, argv, "outline", kOutlineUsage, {"--json"}, {}, 1, 1);
   if (!args) return kExitUsage;
   const std::string& path = args->operands[0];
   const bool json = args->has("--json");

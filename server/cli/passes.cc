@@ -22,7 +22,7 @@ namespace {
 using hlo::history::TimelineStep;
 using hlo::index::DumpKind;
 
-constexpr char kUsage[] =
+constexpr char kPassesUsage[] =
     "usage: hlo-lsp passes FILE_OR_DIR [--module NAME] [--json]\n\n"
     "The pass timeline of a module: its stage and pass dumps in the order\n"
     "XLA wrote them, each with what changed against the dump before it:\n"
@@ -36,7 +36,7 @@ constexpr char kUsage[] =
     "exit: 0 listed, 1 a dump could not be read or parsed (said on stderr;\n"
     "the rest is still compared), 2 usage or I/O error\n";
 
-std::string JsonString(const std::string& s) {
+std::string PassesJsonString(const std::string& s) {
   return nlohmann::json(s).dump(-1, ' ', false,
                                 nlohmann::json::error_handler_t::replace);
 }
@@ -66,20 +66,20 @@ void PrintText(const std::vector<TimelineStep>& steps) {
 
 void PrintJson(const std::string& module,
                const std::vector<TimelineStep>& steps) {
-  std::string out = "{\"module\":" + JsonString(module) + ",\"steps\":[";
+  std::string out = "{\"module\":" + PassesJsonString(module) + ",\"steps\":[";
   for (size_t i = 0; i < steps.size(); ++i) {
     const TimelineStep& s = steps[i];
     if (i > 0) out += ',';
     out += "{\"path\":" + JsonPathLiteral(s.file.path);
     if (IsPass(s)) {
       out += ",\"step\":" + std::to_string(s.file.dump.step) +
-             ",\"pipeline\":" + JsonString(s.file.dump.pipeline);
+             ",\"pipeline\":" + PassesJsonString(s.file.dump.pipeline);
     } else {
       out += ",\"step\":null,\"pipeline\":null,\"stage\":" +
-             JsonString(s.file.label);
+             PassesJsonString(s.file.label);
     }
     out +=
-        ",\"pass\":" + JsonString(s.pass_name()) +
+        ",\"pass\":" + PassesJsonString(s.pass_name()) +
         ",\"added\":" + std::to_string(s.added) +
         ",\"removed\":" + std::to_string(s.removed) +
         ",\"changed\":" + std::to_string(s.changed) +
@@ -88,7 +88,7 @@ void PrintJson(const std::string& module,
         ",\"computationsRemoved\":" + std::to_string(s.computations_removed) +
         ",\"compared\":" + (s.has_base ? "true" : "false") +
         ",\"unchanged\":" + (s.same_as_before ? "true" : "false");
-    if (!s.error.empty()) out += ",\"error\":" + JsonString(s.error);
+    if (!s.error.empty()) out += ",\"error\":" + PassesJsonString(s.error);
     out += '}';
   }
   out += "]}\n";
@@ -150,11 +150,11 @@ std::optional<hlo::index::ModuleDumpFiles> PickModule(
 
 int RunPasses(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kPassesUsage, stdout);
     return kExitOk;
   }
   std::optional<SimpleArgs> args = ParseSimpleArgs(
-      argc, argv, "passes", kUsage, {"--json"}, {"--module"}, 1, 1);
+      argc, argv, "passes", kPassesUsage, {"--json"}, {"--module"}, 1, 1);
   if (!args) return kExitUsage;
   const std::string& path = args->operands[0];
   const std::string module_name = args->value("--module");

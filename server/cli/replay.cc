@@ -38,7 +38,7 @@ using hlo::exec::Value;
 
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kReplayUsage[] =
     "usage: hlo-lsp replay MODULE [options]\n\n"
     "Replays an HLO module (text, or a proto such as an HloSnapshot) on CPU\n"
     "with hlo-lsp's own evaluator, or on an NVIDIA GPU (CUDA builds).\n\n"
@@ -79,7 +79,8 @@ constexpr char kUsage[] =
     "results differ, 2 usage or I/O error, 3 failed while running\n";
 
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "hlo-lsp replay: %s\n\n%s", message.c_str(), kUsage);
+  std::fprintf(stderr, "hlo-lsp replay: %s\n\n%s", message.c_str(),
+               kReplayUsage);
   return kExitUsage;
 }
 
@@ -151,7 +152,7 @@ hlo::exec::ReplayOptions OptionsFor(const ReplayFlags& f) {
 
 int RunReplay(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kReplayUsage, stdout);
     return kExitOk;
   }
   absl::StatusOr<ReplayFlags> parsed = ParseReplayFlags(argc, argv);

@@ -24,7 +24,7 @@ namespace {
 
 using hlo::index::SymbolMatch;
 
-constexpr char kUsage[] =
+constexpr char kSearchUsage[] =
     "usage: hlo-lsp search [--dir DIR]... [--json] [--limit N] [--no-cache] "
     "QUERY\n\n"
     "Finds modules, computations, instructions and metadata (op_name,\n"
@@ -102,7 +102,7 @@ std::string FormatSearchJson(const SymbolMatch& m) {
 
 int RunSearch(int argc, char** argv) {
   if (WantsHelp(argc, argv)) {
-    std::fputs(kUsage, stdout);
+    std::fputs(kSearchUsage, stdout);
     return kExitOk;
   }
   std::vector<std::string> dirs;
@@ -112,7 +112,8 @@ int RunSearch(int argc, char** argv) {
   size_t limit = 50;
   bool options_done = false;
   auto usage_error = [](const std::string& message) {
-    std::fprintf(stderr, "hlo-lsp search: %s\n%s", message.c_str(), kUsage);
+    std::fprintf(stderr, "hlo-lsp search: %s\n%s", message.c_str(),
+                 kSearchUsage);
     return kExitUsage;
   };
   for (int i = 1; i < argc; ++i) {

@@ -32,7 +32,7 @@ bool IsOptimizedStage(const std::string& path) {
   return false;
 }
 
-std::string Code(const std::string& s) { return "`" + s + "`"; }
+std::string MemoryCode(const std::string& s) { return "`" + s + "`"; }
 
 }  // namespace
 
@@ -113,11 +113,12 @@ std::optional<std::string> MemoryAssignments::Note(const Snapshot& snap,
   for (const hlo::ValuePlace& p : places) {
     const hlo::Allocation& a = *p.allocation;
     if (p.alias) {
-      out += "\n- " + Code(hlo::base::Cat(name, p.alias_index)) + " is " +
-             Code(hlo::base::Cat(p.value->instruction, p.value->shape_index)) +
+      out += "\n- " + MemoryCode(hlo::base::Cat(name, p.alias_index)) + " is " +
+             MemoryCode(
+                 hlo::base::Cat(p.value->instruction, p.value->shape_index)) +
              ":";
     } else if (places.size() > 1) {
-      out += "\n- " + Code(hlo::base::Cat(name, p.value->shape_index));
+      out += "\n- " + MemoryCode(hlo::base::Cat(name, p.value->shape_index));
     }
     out += " allocation " + std::to_string(a.index) + " (" +
            hlo::HumanBytes(a.size) + ", " + a.Kinds() + "), offset " +

@@ -17,24 +17,24 @@ namespace {
 constexpr size_t kKeptTimelines = 8;
 constexpr size_t kKeptListings = 64;
 
-std::string Code(const std::string& s) { return "`" + s + "`"; }
+std::string PassCode(const std::string& s) { return "`" + s + "`"; }
 
 // "after `algsimp` (step 3)", or the stage's name for a stage dump.
 std::string After(const hlo::history::TimelineStep& step) {
   if (step.file.kind == hlo::index::DumpFileKind::kPass) {
-    return "after " + Code(step.pass_name()) + " (step " +
+    return "after " + PassCode(step.pass_name()) + " (step " +
            std::to_string(step.file.dump.step) + ")";
   }
-  return "in " + Code(step.file.label);
+  return "in " + PassCode(step.file.label);
 }
 
 // "by `fusion` (step 7)", or the stage's name for a stage dump.
 std::string By(const hlo::history::TimelineStep& step) {
   if (step.file.kind == hlo::index::DumpFileKind::kPass) {
-    return "by " + Code(step.pass_name()) + " (step " +
+    return "by " + PassCode(step.pass_name()) + " (step " +
            std::to_string(step.file.dump.step) + ")";
   }
-  return "in " + Code(step.file.label);
+  return "in " + PassCode(step.file.label);
 }
 
 }  // namespace
@@ -194,7 +194,7 @@ std::optional<std::string> PassHistory::Describe(const std::string& path,
   hlo::history::InstructionBlame b = blame->Of(computation, name);
   const auto& steps = timeline->steps;
   std::string note = "**Pass history:** ";
-  note += b.first_seen == 0 ? "present since " + Code(steps[0].file.label)
+  note += b.first_seen == 0 ? "present since " + PassCode(steps[0].file.label)
                             : "first appeared " + After(steps[b.first_seen]);
   note += b.last_changed == b.first_seen
               ? " · unchanged since then"

@@ -13,7 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr char kModule[] =
+constexpr char kProtoFilesModule[] =
     R"(HloModule clean, entry_computation_layout={(f32[4]{0})->f32[]}
 
 %sum (a: f32[], b: f32[]) -> f32[] {
@@ -49,7 +49,7 @@ std::string Shell(CliRunner& cli, const std::string& command) {
 
 // m.txt (HLO text), m.hlo.pb (its HloProto) and m.pb.gz (gzip'ed).
 void WriteProtos(CliRunner& cli) {
-  cli.Write("m.txt", kModule);
+  cli.Write("m.txt", kProtoFilesModule);
   ASSERT_EQ(cli.Run("convert m.txt -o m.hlo.pb").exit_code, 0);
   ASSERT_EQ(Shell(cli, "gzip -c m.hlo.pb > m.pb.gz && echo ok"), "ok\n");
 }

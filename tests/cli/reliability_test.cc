@@ -21,7 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr char kModule[] =
+constexpr char kReliabilityModule[] =
     R"(HloModule m, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
 
 ENTRY %main (p: f32[4]) -> f32[4] {
@@ -62,7 +62,7 @@ TEST(CliReliabilityTest, DevicesAreRefusedWithinAMemoryLimit) {
 
 TEST(CliReliabilityTest, StandardInputIsStillReadThroughAPipe) {
   CliRunner cli;
-  cli.Write("m.hlo", kModule);
+  cli.Write("m.hlo", kReliabilityModule);
   RunResult r = cli.Run("--version >/dev/null && cat m.hlo | '" HLO_LSP_BINARY
                         "' outline -");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -72,7 +72,7 @@ TEST(CliReliabilityTest, StandardInputIsStillReadThroughAPipe) {
 // A full disk is an I/O error (exit 2), not a success with lost output.
 TEST(CliReliabilityTest, WriteErrorsOnStdoutExitTwo) {
   CliRunner cli;
-  cli.Write("m.hlo", kModule);
+  cli.Write("m.hlo", kReliabilityModule);
   ASSERT_EQ(cli.Run("convert m.hlo -o m.pb").exit_code, 0);
   for (const char* args : {"outline m.hlo", "outline --json m.hlo", "--version",
                            "search --no-cache --limit 50 neg_target",
@@ -109,7 +109,7 @@ TEST(CliReliabilityTest, AnUnreadableDirIsAnIoError) {
   CliRunner cli;
   std::filesystem::permissions(cli.dir(), std::filesystem::perms(0755));
   ASSERT_EQ(::mkdir((cli.dir() + "/locked").c_str(), 0755), 0);
-  cli.Write("locked/m.hlo", kModule);
+  cli.Write("locked/m.hlo", kReliabilityModule);
   ASSERT_EQ(::chmod((cli.dir() + "/locked").c_str(), 0), 0);
   std::string as_user =
       ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups "
@@ -126,7 +126,7 @@ TEST(CliReliabilityTest, AnUnreadableDirIsAnIoError) {
 // Python's surrogateescape), text escapes a newline instead of splitting.
 TEST(CliReliabilityTest, PathsThatAreNotTextSurviveTheOutput) {
   CliRunner cli;
-  cli.Write("odd\xff\n.hlo", kModule);
+  cli.Write("odd\xff\n.hlo", kReliabilityModule);
   RunResult json = cli.Run("search --no-cache --json neg_target");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   // (nlohmann refuses lone surrogates; Python's json.loads takes them.)

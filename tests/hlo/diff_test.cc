@@ -15,7 +15,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-constexpr char kModule[] =
+constexpr char kDiffModule[] =
     R"(HloModule m, entry_computation_layout={(f32[8]{0}, f32[8]{0})->f32[]}
 
 %add (x: f32[], y: f32[]) -> f32[] {
@@ -114,29 +114,29 @@ std::vector<std::string> Diff(const std::string& a, const std::string& b,
 }
 
 TEST(DiffTest, SameModuleIsEmpty) {
-  EXPECT_THAT(Diff(kModule, kModule), IsEmpty());
-  EXPECT_THAT(Diff(kModule, kModule, /*metadata=*/true), IsEmpty());
+  EXPECT_THAT(Diff(kDiffModule, kDiffModule), IsEmpty());
+  EXPECT_THAT(Diff(kDiffModule, kDiffModule, /*metadata=*/true), IsEmpty());
 }
 
 // A pass that changed nothing: the dump moves lines and blanks about.
 TEST(DiffTest, LayoutOfTheTextIsNoChange) {
-  std::string b = Replace(kModule, "HloModule m,", "\n\nHloModule m,");
+  std::string b = Replace(kDiffModule, "HloModule m,", "\n\nHloModule m,");
   b = Replace(b, "add(f32[] %x, f32[] %y)", "add(f32[]   %x,f32[] %y)");
   b = Replace(b, "%t = f32[8,2]{1,0}", "%t = f32[8, 2]{1, 0}");
-  EXPECT_THAT(Diff(kModule, b), IsEmpty());
+  EXPECT_THAT(Diff(kDiffModule, b), IsEmpty());
 }
 
 TEST(DiffTest, RenameIsOneRenameAndItsUsersAreUnchanged) {
-  EXPECT_THAT(Diff(kModule, Rename(kModule, "neg", "neg.1")),
+  EXPECT_THAT(Diff(kDiffModule, Rename(kDiffModule, "neg", "neg.1")),
               ElementsAre("> main neg neg.1"));
 }
 
 TEST(DiffTest, ChainOfRenamesPairsThroughTheMatch) {
-  std::string b = kModule;
+  std::string b = kDiffModule;
   for (const char* name : {"a", "neg", "f", "t", "r"}) {
     b = Rename(b, name, std::string(name) + ".7");
   }
-  EXPECT_THAT(Diff(kModule, b),
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("> main a a.7", "> main neg neg.7", "> main f f.7",
                           "> main t t.7", "> main r r.7"));
 }
@@ -145,7 +145,7 @@ TEST(DiffTest, ChainOfRenamesPairsThroughTheMatch) {
 // the chain (users are retried once an operand pairs).
 TEST(DiffTest, RenamesPairInAnyTextOrder) {
   std::string b =
-      Rename(Rename(Rename(kModule, "neg", "n2"), "f", "f2"), "t", "t2");
+      Rename(Rename(Rename(kDiffModule, "neg", "n2"), "f", "f2"), "t", "t2");
   std::string neg_line =
       "  %n2 = f32[8]{0} negate(f32[8]{0} %a), "
       "metadata={op_name=\"jit(f)/neg\" "
@@ -158,7 +158,7 @@ TEST(DiffTest, RenamesPairInAnyTextOrder) {
   // B lists the chain a -> n2 -> f2 -> t2 backwards: t2, f2, n2.
   b = Replace(Replace(Replace(b, neg_line, ""), f_line, ""), t_line, "");
   b = Replace(b, "  %dead =", t_line + f_line + neg_line + "  %dead =");
-  std::unique_ptr<ParsedFile> file_a = Parse(kModule), file_b = Parse(b);
+  std::unique_ptr<ParsedFile> file_a = Parse(kDiffModule), file_b = Parse(b);
   std::vector<std::string> lines = Lines(DiffModules(*file_a, *file_b));
   EXPECT_THAT(lines,
               ElementsAre("> main t t2", "> main f f2", "> main neg n2"));
@@ -166,86 +166,93 @@ TEST(DiffTest, RenamesPairInAnyTextOrder) {
 
 TEST(DiffTest, DeletedInstructionIsRemovedWithItsLineInA) {
   std::string b =
-      Replace(kModule, "  %dead = f32[8]{0} abs(f32[8]{0} %b)\n", "");
-  EXPECT_THAT(Diff(kModule, b), ElementsAre("- main dead abs f32[8]{0} 25"));
+      Replace(kDiffModule, "  %dead = f32[8]{0} abs(f32[8]{0} %b)\n", "");
+  EXPECT_THAT(Diff(kDiffModule, b),
+              ElementsAre("- main dead abs f32[8]{0} 25"));
 }
 
 TEST(DiffTest, AddedInstructionIsAddedWithItsLineInB) {
-  std::string b = Replace(kModule, "  %zero =",
+  std::string b = Replace(kDiffModule, "  %zero =",
                           "  %extra = f32[8]{0} sqrt(f32[8]{0} %b)\n  %zero =");
-  EXPECT_THAT(Diff(kModule, b), ElementsAre("+ main extra sqrt f32[8]{0} 27"));
+  EXPECT_THAT(Diff(kDiffModule, b),
+              ElementsAre("+ main extra sqrt f32[8]{0} 27"));
 }
 
 TEST(DiffTest, OpcodeChange) {
-  std::string b = Replace(kModule, "negate(", "abs(");
-  EXPECT_THAT(Diff(kModule, b),
+  std::string b = Replace(kDiffModule, "negate(", "abs(");
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("~ main neg opcode: negate -> abs"));
 }
 
 TEST(DiffTest, ShapeChangeLeavesUsersAlone) {
-  std::string b = Replace(kModule, "%t = f32[8,2]{1,0}", "%t = f32[8,3]{1,0}");
-  EXPECT_THAT(Diff(kModule, b),
+  std::string b =
+      Replace(kDiffModule, "%t = f32[8,2]{1,0}", "%t = f32[8,3]{1,0}");
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("~ main t shape: f32[8,2]{1,0} -> f32[8,3]{1,0}"));
 }
 
 TEST(DiffTest, LayoutOnlyChangeIsAShapeChange) {
-  std::string b = Replace(kModule, "%t = f32[8,2]{1,0}", "%t = f32[8,2]{0,1}");
-  EXPECT_THAT(Diff(kModule, b),
+  std::string b =
+      Replace(kDiffModule, "%t = f32[8,2]{1,0}", "%t = f32[8,2]{0,1}");
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("~ main t shape: f32[8,2]{1,0} -> f32[8,2]{0,1}"));
 }
 
 TEST(DiffTest, AttributeChange) {
-  std::string b = Replace(kModule, "kind=kLoop", "kind=kInput");
-  EXPECT_THAT(Diff(kModule, b),
+  std::string b = Replace(kDiffModule, "kind=kLoop", "kind=kInput");
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("~ main f attributes: kind=kLoop, calls=fused -> "
                           "kind=kInput, calls=fused"));
 }
 
 TEST(DiffTest, OperandChange) {
-  std::string b = Replace(kModule, "abs(f32[8]{0} %b)", "abs(f32[8]{0} %a)");
-  EXPECT_THAT(Diff(kModule, b), ElementsAre("~ main dead operands: b -> a"));
+  std::string b =
+      Replace(kDiffModule, "abs(f32[8]{0} %b)", "abs(f32[8]{0} %a)");
+  EXPECT_THAT(Diff(kDiffModule, b),
+              ElementsAre("~ main dead operands: b -> a"));
 }
 
 TEST(DiffTest, ConstantValueIsAnOperandChange) {
-  std::string b = Replace(kModule, "constant(0)", "constant(1)");
-  EXPECT_THAT(Diff(kModule, b), ElementsAre("~ main zero operands: 0 -> 1"));
+  std::string b = Replace(kDiffModule, "constant(0)", "constant(1)");
+  EXPECT_THAT(Diff(kDiffModule, b),
+              ElementsAre("~ main zero operands: 0 -> 1"));
 }
 
 TEST(DiffTest, ControlPredecessorsCompareThroughTheMatch) {
-  EXPECT_THAT(Diff(kModule, Rename(kModule, "t", "t.1")),
+  EXPECT_THAT(Diff(kDiffModule, Rename(kDiffModule, "t", "t.1")),
               ElementsAre("> main t t.1"));
-  std::string b = Replace(kModule, "control-predecessors={%t}",
+  std::string b = Replace(kDiffModule, "control-predecessors={%t}",
                           "control-predecessors={%dead}");
-  EXPECT_THAT(Diff(kModule, b),
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("~ main r attributes: dimensions={0}, to_apply=add, "
                           "control-predecessors={t} -> dimensions={0}, "
                           "to_apply=add, control-predecessors={dead}"));
 }
 
 TEST(DiffTest, WholeComputationsAddedAndRemoved) {
-  std::string b = Replace(kModule, "%spare (s: f32[]) -> f32[] {\n",
+  std::string b = Replace(kDiffModule, "%spare (s: f32[]) -> f32[] {\n",
                           "%other (s: f32[]) -> f32[] {\n");
   b = Replace(b, "ENTRY %main",
               "%more () -> f32[] {\n"
               "  ROOT %k = f32[] constant(2)\n}\n\nENTRY %main");
-  EXPECT_THAT(Diff(kModule, b),
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("- computation spare", "+ computation other",
                           "+ computation more"));
 }
 
 TEST(DiffTest, RemovedInstructionOfAnotherComputation) {
-  std::string b =
-      Replace(kModule, "%m = f32[8]{0} multiply(f32[8]{0} %p0, f32[8]{0} %p1)",
-              "%m = f32[8]{0} multiply(f32[8]{0} %p0, f32[8]{0} %p0)");
+  std::string b = Replace(
+      kDiffModule, "%m = f32[8]{0} multiply(f32[8]{0} %p0, f32[8]{0} %p1)",
+      "%m = f32[8]{0} multiply(f32[8]{0} %p0, f32[8]{0} %p0)");
   b = Replace(b, "  %p1 = f32[8]{0} parameter(1)\n", "");
-  EXPECT_THAT(Diff(kModule, b),
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("- fused p1 parameter f32[8]{0} 11",
                           "~ fused m operands: p0, p1 -> p0, p0"));
 }
 
 TEST(DiffTest, RenameAndChangeTogether) {
-  std::string b = Replace(Rename(kModule, "f", "f.5"), "kLoop", "kInput");
-  EXPECT_THAT(Diff(kModule, b),
+  std::string b = Replace(Rename(kDiffModule, "f", "f.5"), "kLoop", "kInput");
+  EXPECT_THAT(Diff(kDiffModule, b),
               ElementsAre("> main f f.5",
                           "~ main f.5 attributes: kind=kLoop, calls=fused -> "
                           "kind=kInput, calls=fused"));
@@ -254,23 +261,24 @@ TEST(DiffTest, RenameAndChangeTogether) {
 // A renamed instruction whose opcode changed too is no rename: it is
 // removed and added, and its users' operands change.
 TEST(DiffTest, RenameWithNewOpcodeIsRemoveAndAdd) {
-  std::string b = Replace(Rename(kModule, "dead", "live"), "abs(", "sqrt(");
-  EXPECT_THAT(Diff(kModule, b), ElementsAre("- main dead abs f32[8]{0} 25",
-                                            "+ main live sqrt f32[8]{0} 25"));
+  std::string b = Replace(Rename(kDiffModule, "dead", "live"), "abs(", "sqrt(");
+  EXPECT_THAT(Diff(kDiffModule, b),
+              ElementsAre("- main dead abs f32[8]{0} 25",
+                          "+ main live sqrt f32[8]{0} 25"));
 }
 
 TEST(DiffTest, MetadataOnlyWhenAsked) {
-  std::string b = Replace(kModule, "jit(f)/neg", "jit(g)/neg");
-  EXPECT_THAT(Diff(kModule, b), IsEmpty());
+  std::string b = Replace(kDiffModule, "jit(f)/neg", "jit(g)/neg");
+  EXPECT_THAT(Diff(kDiffModule, b), IsEmpty());
   EXPECT_THAT(
-      Diff(kModule, b, /*metadata=*/true),
+      Diff(kDiffModule, b, /*metadata=*/true),
       ElementsAre("~ main neg metadata: {op_name=\"jit(f)/neg\" "
                   "source_file=\"f.py\" source_line=3} -> {op_name=\"jit(g)/"
                   "neg\" source_file=\"f.py\" source_line=3}"));
 }
 
 TEST(DiffTest, IdenticalConstantsPairByValue) {
-  std::string a = Replace(kModule, "  %zero = f32[] constant(0)\n",
+  std::string a = Replace(kDiffModule, "  %zero = f32[] constant(0)\n",
                           "  %zero = f32[] constant(0)\n"
                           "  %one = f32[] constant(1)\n");
   std::string b = Rename(Rename(a, "zero", "c.0"), "one", "c.1");
@@ -281,7 +289,7 @@ TEST(DiffTest, IdenticalConstantsPairByValue) {
 }
 
 TEST(DiffTest, NoModuleDiffsAsEmpty) {
-  std::unique_ptr<ParsedFile> empty = Parse(""), module = Parse(kModule);
+  std::unique_ptr<ParsedFile> empty = Parse(""), module = Parse(kDiffModule);
   ModuleDiff diff = DiffModules(*empty, *module);
   EXPECT_THAT(diff.computations_added,
               ElementsAre("add", "fused", "spare", "main"));
@@ -291,8 +299,8 @@ TEST(DiffTest, NoModuleDiffsAsEmpty) {
 
 // Broken and unrelated input never crashes; what parsed is diffed.
 TEST(DiffTest, TruncatedAndUnrelatedInput) {
-  std::string truncated(kModule, std::string(kModule).find("%t = "));
-  std::unique_ptr<ParsedFile> a = Parse(kModule), b = Parse(truncated);
+  std::string truncated(kDiffModule, std::string(kDiffModule).find("%t = "));
+  std::unique_ptr<ParsedFile> a = Parse(kDiffModule), b = Parse(truncated);
   ModuleDiff diff = DiffModules(*a, *b);
   EXPECT_FALSE(diff.empty());
   std::unique_ptr<ParsedFile> other =

@@ -24,7 +24,7 @@ namespace {
 
 using ::testing::ElementsAre;
 
-constexpr char kModule[] =
+constexpr char kGraphModule[] =
     R"(HloModule m
 
 %add (x: f32[], y: f32[]) -> f32[] {
@@ -102,7 +102,7 @@ Graph Around(const ParsedFile& file, std::string_view name, int depth,
 }
 
 TEST(GraphTest, NeighbourhoodGoesBothWays) {
-  auto file = Parse(kModule);
+  auto file = Parse(kGraphModule);
   ASSERT_FALSE(file->HasErrors());
   EXPECT_THAT(Names(*file, Around(*file, "e", 1).nodes),
               ElementsAre("m", "e", "n"));
@@ -117,7 +117,7 @@ TEST(GraphTest, NeighbourhoodGoesBothWays) {
 }
 
 TEST(GraphTest, WholeComputationKeepsDeadCodeAndCalls) {
-  auto file = Parse(kModule);
+  auto file = Parse(kGraphModule);
   GraphOptions options;
   options.computation = file->modules[0].entry;
   Graph graph = SelectGraph(*file, options);
@@ -129,7 +129,7 @@ TEST(GraphTest, WholeComputationKeepsDeadCodeAndCalls) {
 }
 
 TEST(GraphTest, CutKeepsTheNearest) {
-  auto file = Parse(kModule);
+  auto file = Parse(kGraphModule);
   Graph graph = Around(*file, "e", 2, /*max_nodes=*/3);
   EXPECT_TRUE(graph.cut());
   EXPECT_EQ(graph.candidates, 6u);
@@ -166,7 +166,7 @@ void ExpectMatchesRelation(const ParsedFile& file,
 }
 
 TEST(GraphTest, FixtureMatchesOperandRelation) {
-  auto file = Parse(kModule);
+  auto file = Parse(kGraphModule);
   Id entry = file->modules[0].entry;
   const Computation& comp = file->computations[entry];
   auto adjacent = Adjacency(*file, entry);

@@ -96,7 +96,7 @@ constexpr Case kCases[] = {
      "  %e = f32[2]{0} add(%p , %q), metadata="},
 };
 
-std::string Module(std::string_view line) {
+std::string OneLineModule(std::string_view line) {
   return "HloModule m\n\n%sum (a: f32[], b: f32[]) -> f32[] {\n"
          "  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n"
          "  ROOT %s = f32[] add(%a, %b)\n}\n\n"
@@ -108,8 +108,8 @@ std::string Module(std::string_view line) {
 
 TEST(ParserFastTest, RawReadersBuildWhatTheTokenPathBuilds) {
   for (const Case& c : kCases) {
-    const std::string printed = Module(c.printed);
-    const std::string respelled = Module(c.respelled);
+    const std::string printed = OneLineModule(c.printed);
+    const std::string respelled = OneLineModule(c.respelled);
     auto a = Parse(printed);
     auto b = Parse(respelled);
     EXPECT_EQ(Describe(*a), Describe(*b)) << c.printed;
@@ -159,7 +159,7 @@ TEST(ParserFastTest, ErrorsHalfWayThroughALineAreTheGeneralPaths) {
       {"  %e = f32[2]{0} frobnicate(%p)", "14:18: unknown opcode 'frobnicate'"},
   };
   for (const Expected& e : kErrors) {
-    const std::string text = Module(e.line);
+    const std::string text = OneLineModule(e.line);
     auto file = Parse(text);
     ASSERT_FALSE(file->diagnostics.empty()) << e.line;
     const Diagnostic& d = file->diagnostics.front();
@@ -173,7 +173,7 @@ TEST(ParserFastTest, ErrorsHalfWayThroughALineAreTheGeneralPaths) {
 // Valid `key=value` texts are remembered, not invalid ones: a bad value
 // repeated is reported at each place.
 TEST(ParserFastTest, RepeatedAttributeTextsAreReportedEachTime) {
-  const std::string text = Module(
+  const std::string text = OneLineModule(
       "  %d = f32[2]{0} add(%p, %q), dimensions={0}\n"
       "  %e = f32[2]{0} add(%p, %q), dimensions={x}\n"
       "  %f = f32[2]{0} add(%p, %q), dimensions={0}\n"

@@ -22,16 +22,16 @@ std::string Errors(const ParsedFile& file) {
   return out;
 }
 
-const Instruction* FindInstruction(const ParsedFile& file,
-                                   std::string_view name) {
+const Instruction* ParsedInstruction(const ParsedFile& file,
+                                     std::string_view name) {
   for (const Instruction& i : file.instructions) {
     if (file.Name(i) == name) return &i;
   }
   return nullptr;
 }
 
-const Computation* FindComputation(const ParsedFile& file,
-                                   std::string_view name) {
+const Computation* ParsedComputation(const ParsedFile& file,
+                                     std::string_view name) {
   for (const Computation& c : file.computations) {
     if (file.Name(c) == name) return &c;
   }
@@ -70,7 +70,7 @@ TEST(ParserTest, LongTextModule) {
   EXPECT_EQ(entry.parameters.count, 1u);
   EXPECT_EQ(file->Name(file->instructions[entry.root]), "b");
 
-  const Instruction* reduce = FindInstruction(*file, "r");
+  const Instruction* reduce = ParsedInstruction(*file, "r");
   ASSERT_NE(reduce, nullptr);
   EXPECT_EQ(reduce->opcode, Opcode::kReduce);
   ASSERT_EQ(reduce->operands.count, 2u);
@@ -105,7 +105,7 @@ ENTRY main {
   ROOT r = f32[] reduce(p, c), dimensions={0}, to_apply=add.1
 })");
   EXPECT_EQ(Errors(*file), "");
-  const Instruction* add = FindInstruction(*file, "add");
+  const Instruction* add = ParsedInstruction(*file, "add");
   ASSERT_NE(add, nullptr);
   EXPECT_EQ(
       file->Name(file->instructions[file->operands[add->operands.begin + 1]
@@ -170,7 +170,7 @@ ENTRY e {
   ROOT t = (f32[8,256]{1,0:T(8,128)(2,1)}, f32[1000000000000,1000000000000]) tuple(a, h)
 })");
   EXPECT_EQ(Errors(*file), "");
-  const Instruction* a = FindInstruction(*file, "a");
+  const Instruction* a = ParsedInstruction(*file, "a");
   const Shape& sa = file->shapes[a->shape];
   ASSERT_NE(sa.layout, kNone);
   const Layout& la = file->layouts[sa.layout];
@@ -178,29 +178,29 @@ ENTRY e {
   EXPECT_EQ(file->ints[file->tiles[la.tiles.begin].dims.begin + 1], 128);
   EXPECT_EQ(ByteSize(*file, a->shape), 8 * 256 * 4);
 
-  const Instruction* b = FindInstruction(*file, "b");
+  const Instruction* b = ParsedInstruction(*file, "b");
   EXPECT_EQ(file->layouts[file->shapes[b->shape].layout].memory_space, 1);
-  const Instruction* c = FindInstruction(*file, "c");
+  const Instruction* c = ParsedInstruction(*file, "c");
   EXPECT_EQ(file->layouts[file->shapes[c->shape].layout].element_size_in_bits,
             4);
   EXPECT_EQ(ByteSize(*file, c->shape), 32);
-  const Instruction* d = FindInstruction(*file, "d");
+  const Instruction* d = ParsedInstruction(*file, "d");
   const Shape& sd = file->shapes[d->shape];
   EXPECT_EQ(sd.dynamic.count, 2u);
   EXPECT_EQ(file->ints[sd.dims.begin + 1], kUnboundedDim);
   EXPECT_EQ(ShapeToString(*file, d->shape, false), "f32[<=4,?]");
-  const Instruction* e = FindInstruction(*file, "e");
+  const Instruction* e = ParsedInstruction(*file, "e");
   EXPECT_TRUE(file->shapes[e->shape].is_tuple());
   EXPECT_EQ(file->shapes[e->shape].tuple.count, 2u);
   EXPECT_EQ(ShapeToString(*file, e->shape), "(f32[], (s32[2]{0}, token[]))");
-  EXPECT_EQ(file->shapes[FindInstruction(*file, "f")->shape].element_type,
+  EXPECT_EQ(file->shapes[ParsedInstruction(*file, "f")->shape].element_type,
             PrimitiveType::kF8E4M3FN);
   // 10^24 elements: parsed, counted as overflow, never allocated.
-  const Instruction* h = FindInstruction(*file, "h");
+  const Instruction* h = ParsedInstruction(*file, "h");
   EXPECT_FALSE(ElementCount(*file, h->shape).has_value());
   EXPECT_FALSE(ByteSize(*file, h->shape).has_value());
   // Identical top-level shape texts share one entry.
-  const Instruction* t = FindInstruction(*file, "t");
+  const Instruction* t = ParsedInstruction(*file, "t");
   EXPECT_EQ(
       ShapeToString(*file, file->shape_ids[file->shapes[t->shape].tuple.begin]),
       ShapeToString(*file, a->shape));
@@ -219,9 +219,9 @@ ENTRY e {
   ROOT s = f32[] add(f32[] multiply(f32[] constant(2), f32[] constant(3)), f32[] constant(1))
 })");
   EXPECT_EQ(Errors(*file), "");
-  const Instruction* a = FindInstruction(*file, "a");
+  const Instruction* a = ParsedInstruction(*file, "a");
   EXPECT_EQ(file->Text(a->operand_list), "({ { 1, 2, 3 }, { 4, 5, 6 } })");
-  const Instruction* s = FindInstruction(*file, "s");
+  const Instruction* s = ParsedInstruction(*file, "s");
   ASSERT_EQ(s->operands.count, 2u);
   const Operand& mul = file->operands[s->operands.begin];
   ASSERT_NE(mul.nested, kNone);
@@ -264,23 +264,23 @@ ENTRY %e (p: f32[8,8]) -> f32[8,8] {
   ASSERT_EQ(m.stack_frames.file_locations.size(), 1u);
   EXPECT_EQ(m.stack_frames.file_locations[0].line, 10);
   EXPECT_EQ(m.stack_frames.stack_frames.size(), 1u);
-  const Instruction* q = FindInstruction(*file, "q");
+  const Instruction* q = ParsedInstruction(*file, "q");
   ASSERT_EQ(q->control_predecessors.count, 1u);
   EXPECT_EQ(
       file->name_refs[q->control_predecessors.begin].definition,
-      static_cast<Id>(FindInstruction(*file, "p") - &file->instructions[0]));
+      static_cast<Id>(ParsedInstruction(*file, "p") - &file->instructions[0]));
   EXPECT_EQ(file->Text(file->FindAttribute(*q, "sharding")->value),
             "{devices=[2,4]<=[4,2]T(1,0)}");
-  const Instruction* ar = FindInstruction(*file, "ar");
+  const Instruction* ar = ParsedInstruction(*file, "ar");
   EXPECT_EQ(file->Text(file->FindAttribute(*ar, "replica_groups")->value),
             "[2,2]<=[4]");
   EXPECT_EQ(file->Text(file->FindAttribute(*ar, "backend_config")->value),
             R"("{\"x\":1}")");
-  const Instruction* cc = FindInstruction(*file, "cc");
+  const Instruction* cc = ParsedInstruction(*file, "cc");
   EXPECT_THAT(
       std::string(file->Text(file->FindAttribute(*cc, "metadata")->value)),
       HasSubstr("stack_frame_id=1"));
-  const Instruction* t = FindInstruction(*file, "t");
+  const Instruction* t = ParsedInstruction(*file, "t");
   EXPECT_EQ(file->Text(file->FindAttribute(*t, "literal")->value), "s32[] 1");
 }
 
@@ -301,16 +301,16 @@ ENTRY %e (x: f32[4]) -> f32[4] {
 }
 )");
   EXPECT_EQ(Errors(*file), "");
-  EXPECT_EQ(FindInstruction(*file, "s")->opcode, Opcode::kAsyncStart);
-  EXPECT_EQ(file->computation_refs[FindInstruction(*file, "s")->called.begin]
+  EXPECT_EQ(ParsedInstruction(*file, "s")->opcode, Opcode::kAsyncStart);
+  EXPECT_EQ(file->computation_refs[ParsedInstruction(*file, "s")->called.begin]
                 .computation,
-            static_cast<Id>(FindComputation(*file, "wrapped") -
+            static_cast<Id>(ParsedComputation(*file, "wrapped") -
                             &file->computations[0]));
-  EXPECT_EQ(FindInstruction(*file, "ars")->opcode, Opcode::kAllReduceStart);
-  const Instruction* cs = FindInstruction(*file, "cs");
+  EXPECT_EQ(ParsedInstruction(*file, "ars")->opcode, Opcode::kAllReduceStart);
+  const Instruction* cs = ParsedInstruction(*file, "cs");
   EXPECT_EQ(cs->opcode, Opcode::kAsyncStart);
   EXPECT_EQ(cs->wrapped_opcode, Opcode::kCustomCall);
-  EXPECT_EQ(FindInstruction(*file, "cd")->opcode, Opcode::kAsyncDone);
+  EXPECT_EQ(ParsedInstruction(*file, "cd")->opcode, Opcode::kAsyncDone);
 }
 
 TEST(ParserTest, ConditionalAndWhileReferences) {
@@ -330,11 +330,11 @@ ENTRY %e (p: pred[], x: f32[]) -> f32[] {
 }
 )");
   EXPECT_EQ(Errors(*file), "");
-  EXPECT_EQ(FindInstruction(*file, "k")->called.count, 2u);
-  const Instruction* k2 = FindInstruction(*file, "k2");
+  EXPECT_EQ(ParsedInstruction(*file, "k")->called.count, 2u);
+  const Instruction* k2 = ParsedInstruction(*file, "k2");
   ASSERT_EQ(k2->called.count, 2u);
   EXPECT_EQ(file->Text(file->computation_refs[k2->called.begin + 1].name), "f");
-  EXPECT_EQ(FindInstruction(*file, "w")->called.count, 2u);
+  EXPECT_EQ(ParsedInstruction(*file, "w")->called.count, 2u);
 }
 
 TEST(ParserTest, UndefinedNamesAreDiagnosedWithRanges) {
@@ -366,9 +366,9 @@ ENTRY e {
   EXPECT_EQ(Errors(*file),
             "4:22: expected ',' or ')', found 'p'\n"
             "5:17: expected ',' or ']', found 'negate'\n");
-  EXPECT_NE(FindInstruction(*file, "ok"), nullptr);
-  EXPECT_NE(FindComputation(*file, "after"), nullptr);
-  EXPECT_TRUE(FindInstruction(*file, "ok")->is_root);
+  EXPECT_NE(ParsedInstruction(*file, "ok"), nullptr);
+  EXPECT_NE(ParsedComputation(*file, "after"), nullptr);
+  EXPECT_TRUE(ParsedInstruction(*file, "ok")->is_root);
 }
 
 TEST(ParserTest, MissingClosingBraceAndDuplicates) {
@@ -383,7 +383,7 @@ ENTRY e {
   EXPECT_THAT(Errors(*file),
               HasSubstr("missing '}' to close computation 'c1'"));
   EXPECT_THAT(Errors(*file), HasSubstr("redefinition of 'a'"));
-  EXPECT_NE(FindComputation(*file, "e"), nullptr);
+  EXPECT_NE(ParsedComputation(*file, "e"), nullptr);
 }
 
 TEST(ParserTest, ExpectedVsFoundMessages) {
@@ -470,13 +470,14 @@ ENTRY %e (p: f32[4]) -> f32[] {
   ROOT %t = f32[] add(%r1, %r2)
 })");
   ASSERT_FALSE(file->HasErrors());
-  Id p = static_cast<Id>(FindInstruction(*file, "p") - &file->instructions[0]);
+  Id p =
+      static_cast<Id>(ParsedInstruction(*file, "p") - &file->instructions[0]);
   ASSERT_EQ(file->use_offsets[p + 1] - file->use_offsets[p], 2u);
   EXPECT_EQ(file->Name(
                 file->instructions[file->use_edges[file->use_offsets[p]].user]),
             "r1");
   Id add =
-      static_cast<Id>(FindComputation(*file, "add") - &file->computations[0]);
+      static_cast<Id>(ParsedComputation(*file, "add") - &file->computations[0]);
   EXPECT_EQ(file->caller_offsets[add + 1] - file->caller_offsets[add], 2u);
 }
 
@@ -505,7 +506,7 @@ TEST(ParserTest, MissingBraceClosesTheBodySpan) {
   auto file = Parse(
       "HloModule m\nc {\n  ROOT p = f32[] parameter(0)\n\nENTRY e {\n  ROOT q "
       "= f32[] parameter(0)\n}\n");
-  const Computation* c = FindComputation(*file, "c");
+  const Computation* c = ParsedComputation(*file, "c");
   ASSERT_NE(c, nullptr);
   EXPECT_LE(c->body.begin, c->body.end);
   EXPECT_EQ(file->Text(c->body), "{\n  ROOT p = f32[] parameter(0)");

@@ -24,7 +24,7 @@ Parsed ParseModule(std::string body) {
   return p;
 }
 
-Id Find(const ParsedFile& file, std::string_view name) {
+Id ShapeInferenceFind(const ParsedFile& file, std::string_view name) {
   for (Id i = 0; i < file.instructions.size(); ++i) {
     if (file.Name(file.instructions[i]) == name) return i;
   }
@@ -36,7 +36,7 @@ Id Find(const ParsedFile& file, std::string_view name) {
 std::string InferR(const std::string& text) {
   Parsed p = ParseModule(text);
   EXPECT_FALSE(p.file->HasErrors()) << p.file->diagnostics[0].message;
-  Id r = Find(*p.file, "r");
+  Id r = ShapeInferenceFind(*p.file, "r");
   EXPECT_NE(r, kNone);
   Inference inference = InferShape(*p.file, r);
   if (!inference.error.empty()) return "error: " + inference.error;
@@ -402,15 +402,18 @@ TEST(ShapeInferenceTest, MissingShapesAreFilledAsXlasParserAllows) {
                         "%a = add(x, y)\nt = transpose(a), dimensions={1,0}\n"
                         "ROOT r = compare(t, t), direction=GT"));
   ASSERT_FALSE(p.file->HasErrors());
-  EXPECT_EQ(
-      ShapeToString(*p.file, p.file->instructions[Find(*p.file, "a")].shape),
-      "f32[2,3]");
-  EXPECT_EQ(
-      ShapeToString(*p.file, p.file->instructions[Find(*p.file, "t")].shape),
-      "f32[3,2]");
-  EXPECT_EQ(
-      ShapeToString(*p.file, p.file->instructions[Find(*p.file, "r")].shape),
-      "pred[3,2]");
+  EXPECT_EQ(ShapeToString(
+                *p.file,
+                p.file->instructions[ShapeInferenceFind(*p.file, "a")].shape),
+            "f32[2,3]");
+  EXPECT_EQ(ShapeToString(
+                *p.file,
+                p.file->instructions[ShapeInferenceFind(*p.file, "t")].shape),
+            "f32[3,2]");
+  EXPECT_EQ(ShapeToString(
+                *p.file,
+                p.file->instructions[ShapeInferenceFind(*p.file, "r")].shape),
+            "pred[3,2]");
   // Filled shapes are not declared ones: nothing to flag.
   EXPECT_TRUE(CheckShapes(*p.file).empty());
 }
@@ -420,9 +423,10 @@ TEST(ShapeInferenceTest, MissingShapeOfANestedOperandIsFilledFirst) {
       ParseModule(Entry("x = f32[4] parameter(0)\n"
                         "ROOT r = add(negate(x), x)"));
   ASSERT_FALSE(p.file->HasErrors());
-  EXPECT_EQ(
-      ShapeToString(*p.file, p.file->instructions[Find(*p.file, "r")].shape),
-      "f32[4]");
+  EXPECT_EQ(ShapeToString(
+                *p.file,
+                p.file->instructions[ShapeInferenceFind(*p.file, "r")].shape),
+            "f32[4]");
 }
 
 // Hostile text: a long chain of shape-less tuples of tuples must neither
@@ -436,13 +440,15 @@ TEST(ShapeInferenceTest, DeepShapelessTupleChainsAreBounded) {
   body += "ROOT r = tuple(t2999)";
   Parsed p = ParseModule(Entry(body));
   EXPECT_FALSE(p.file->HasErrors());
-  EXPECT_NE(p.file->instructions[Find(*p.file, "t10")].shape, kNone);
+  EXPECT_NE(p.file->instructions[ShapeInferenceFind(*p.file, "t10")].shape,
+            kNone);
   EXPECT_TRUE(CheckShapes(*p.file).empty());
 }
 
 TEST(ShapeInferenceTest, AShapeThatCannotBeInferredStaysMissing) {
   Parsed p = ParseModule(Entry("ROOT r = iota(), iota_dimension=0"));
-  EXPECT_EQ(p.file->instructions[Find(*p.file, "r")].shape, kNone);
+  EXPECT_EQ(p.file->instructions[ShapeInferenceFind(*p.file, "r")].shape,
+            kNone);
 }
 
 }  // namespace

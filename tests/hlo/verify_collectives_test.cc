@@ -17,8 +17,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<std::string> Findings(const std::string& text,
-                                  bool todays = false) {
+std::vector<std::string> CollectiveFindings(const std::string& text,
+                                            bool todays = false) {
   VerifierOptions options;
   options.todays_rules = todays;
   return verify_test::Findings(text, options);
@@ -47,33 +47,37 @@ ENTRY e {
 }
 
 TEST(VerifyCollectivePermuteTest, InPlaceRepeatsOncePerOffset) {
-  EXPECT_THAT(Findings(InPlace("a", "a", "oo", "{{0,1},{0,2},{1,0},{2,0}}")),
-              IsEmpty());
-  EXPECT_THAT(Findings(InPlace("a", "a", "oo", "{{0,1},{0,2},{0,3}}")),
-              ElementsAre("Source 0 appears more than 2 times in instruction's "
-                          "source-target pairs: cp @ "
-                          "source_target_pairs={{0,1},{0,2},{0,3}}"));
-  EXPECT_THAT(Findings(InPlace("a", "a", "oo", "{{1,0},{2,0},{3,0}}")),
-              ElementsAre("Target 0 appears more than 2 times in instruction's "
-                          "source-target pairs: cp @ "
-                          "source_target_pairs={{1,0},{2,0},{3,0}}"));
+  EXPECT_THAT(
+      CollectiveFindings(InPlace("a", "a", "oo", "{{0,1},{0,2},{1,0},{2,0}}")),
+      IsEmpty());
+  EXPECT_THAT(
+      CollectiveFindings(InPlace("a", "a", "oo", "{{0,1},{0,2},{0,3}}")),
+      ElementsAre("Source 0 appears more than 2 times in instruction's "
+                  "source-target pairs: cp @ "
+                  "source_target_pairs={{0,1},{0,2},{0,3}}"));
+  EXPECT_THAT(
+      CollectiveFindings(InPlace("a", "a", "oo", "{{1,0},{2,0},{3,0}}")),
+      ElementsAre("Target 0 appears more than 2 times in instruction's "
+                  "source-target pairs: cp @ "
+                  "source_target_pairs={{1,0},{2,0},{3,0}}"));
 }
 
 TEST(VerifyCollectivePermuteTest, InPlaceBuffersAgainstOffsets) {
-  EXPECT_THAT(Findings(InPlace("in", "out", "ioo", "{{0,1}}")), IsEmpty());
-  EXPECT_THAT(Findings(InPlace("a", "out", "oo", "{{0,1}}")),
+  EXPECT_THAT(CollectiveFindings(InPlace("in", "out", "ioo", "{{0,1}}")),
+              IsEmpty());
+  EXPECT_THAT(CollectiveFindings(InPlace("a", "out", "oo", "{{0,1}}")),
               ElementsAre("Unmatching input buffers and output buffers. @ "
                           "(a, out, oo, oo)"));
-  EXPECT_THAT(Findings(InPlace("in", "out", "z", "{{0,1}}")),
+  EXPECT_THAT(CollectiveFindings(InPlace("in", "out", "z", "{{0,1}}")),
               ElementsAre("Unmatching input buffers and input offset. @ "
                           "(in, out, z, oo)"));
   // One index for a rank-2 buffer.
-  EXPECT_THAT(Findings(InPlace("a", "a", "t1", "{{0,1}}")),
+  EXPECT_THAT(CollectiveFindings(InPlace("a", "a", "t1", "{{0,1}}")),
               ElementsAre("Buffer offset index should have the same number of "
                           "elements as the buffer's rank. @ (a, a, t1, oo)"));
 }
 
-constexpr char kAdd[] = R"(HloModule m
+constexpr char kVerifyCollectivesAdd[] = R"(HloModule m
 add {
   x = f32[] parameter(0)
   y = f32[] parameter(1)
@@ -83,45 +87,47 @@ add {
 
 TEST(VerifyCollectiveShapesTest, ReduceScatterDimensionAndShardCount) {
   auto module = [](const std::string& out, const std::string& attrs) {
-    return std::string(kAdd) + "ENTRY e {\n  p = f32[8] parameter(0)\n" +
-           "  ROOT rs = " + out + " reduce-scatter(p), to_apply=add, " + attrs +
-           "\n}";
+    return std::string(kVerifyCollectivesAdd) +
+           "ENTRY e {\n  p = f32[8] parameter(0)\n" + "  ROOT rs = " + out +
+           " reduce-scatter(p), to_apply=add, " + attrs + "\n}";
   };
+  EXPECT_THAT(CollectiveFindings(
+                  module("f32[4]", "replica_groups={{0,1}}, dimensions={0}")),
+              IsEmpty());
   EXPECT_THAT(
-      Findings(module("f32[4]", "replica_groups={{0,1}}, dimensions={0}")),
-      IsEmpty());
-  EXPECT_THAT(
-      Findings(module("f32[4]", "replica_groups={{0,1}}, dimensions={1}")),
+      CollectiveFindings(
+          module("f32[4]", "replica_groups={{0,1}}, dimensions={1}")),
       ElementsAre("RET_CHECK failure: ars->scatter_dimension() < "
                   "static_cast<int64_t>(ars->operand(i)->shape().dimensions()."
                   "size()) (operand 0 has rank 1) @ dimensions={1}"));
   // XLA checks the shard count before the shape: one finding, its words.
-  EXPECT_THAT(
-      Findings(module("f32[8]", "replica_groups={{0,1}}, dimensions={0}")),
-      ElementsAre("shard_count = 1, subgroup_size = 2, rs @ f32[8]"));
-  EXPECT_THAT(Findings(module("f32[4]",
-                              "replica_groups={{0,1},{2,3,4}}, "
-                              "dimensions={0}")),
+  EXPECT_THAT(CollectiveFindings(
+                  module("f32[8]", "replica_groups={{0,1}}, dimensions={0}")),
+              ElementsAre("shard_count = 1, subgroup_size = 2, rs @ f32[8]"));
+  EXPECT_THAT(CollectiveFindings(module("f32[4]",
+                                        "replica_groups={{0,1},{2,3,4}}, "
+                                        "dimensions={0}")),
               ElementsAre("Replica groups expected to be of uniform size @ "
                           "replica_groups={{0,1},{2,3,4}}"));
 }
 
 TEST(VerifyCollectiveShapesTest, TorchXlaScalarTokenOnlyUnderTodaysRules) {
-  const std::string text = std::string(kAdd) + R"(ENTRY e {
+  const std::string text = std::string(kVerifyCollectivesAdd) + R"(ENTRY e {
   p = f32[8] parameter(0)
   t = f32[] parameter(1)
   ROOT rs = (f32[4], f32[]) reduce-scatter(p, t), replica_groups={{0,1}}, dimensions={0}, to_apply=add
 })";
-  EXPECT_THAT(Findings(text), IsEmpty());
-  EXPECT_EQ(Findings(text, /*todays=*/true).size(), 1u);
+  EXPECT_THAT(CollectiveFindings(text), IsEmpty());
+  EXPECT_EQ(CollectiveFindings(text, /*todays=*/true).size(), 1u);
 }
 
 TEST(VerifyCollectiveShapesTest, AllReduceGroupsMayDiffer) {
-  EXPECT_THAT(Findings(std::string(kAdd) + R"(ENTRY e {
+  EXPECT_THAT(
+      CollectiveFindings(std::string(kVerifyCollectivesAdd) + R"(ENTRY e {
   p = f32[8] parameter(0)
   ROOT ar = f32[8] all-reduce(p), replica_groups={{0,1},{2}}, to_apply=add
 })"),
-              IsEmpty());
+      IsEmpty());
 }
 
 std::string Ragged(const std::string& offsets, const std::string& sizes) {
@@ -146,26 +152,27 @@ ENTRY e {
 }
 
 TEST(VerifyCollectiveShapesTest, RaggedAllToAllOffsets) {
-  EXPECT_THAT(Findings(Ragged("s32[2]", "s32[2]")), IsEmpty());
-  EXPECT_THAT(Findings(Ragged("s32[2,2]", "s32[2,2]")), IsEmpty());
+  EXPECT_THAT(CollectiveFindings(Ragged("s32[2]", "s32[2]")), IsEmpty());
+  EXPECT_THAT(CollectiveFindings(Ragged("s32[2,2]", "s32[2,2]")), IsEmpty());
   EXPECT_THAT(
-      Findings(Ragged("s32[2,2,2]", "s32[2,2,2]")),
+      CollectiveFindings(Ragged("s32[2,2,2]", "s32[2,2,2]")),
       ElementsAre("RaggedAllToAll operand 2 must be rank 1 or 2: r @ io"));
-  EXPECT_THAT(Findings(Ragged("s32[2,2]", "s32[2]")),
+  EXPECT_THAT(CollectiveFindings(Ragged("s32[2,2]", "s32[2]")),
               ElementsAre("RaggedAllToAll operands have different shapes (2, "
                           "3): r @ ss"));
 }
 
 TEST(VerifyCollectiveShapesTest, AllReduceStartShapeUnderTodaysRules) {
   auto module = [](const std::string& start) {
-    return std::string(kAdd) + "ENTRY e {\n  p = f32[2,3] parameter(0)\n" +
-           "  s = " + start + " all-reduce-start(p), to_apply=add\n" +
+    return std::string(kVerifyCollectivesAdd) +
+           "ENTRY e {\n  p = f32[2,3] parameter(0)\n" + "  s = " + start +
+           " all-reduce-start(p), to_apply=add\n" +
            "  ROOT d = f32[2,3] all-reduce-done(s)\n}";
   };
-  EXPECT_THAT(Findings(module("f32[2,3]"), true), IsEmpty());
+  EXPECT_THAT(CollectiveFindings(module("f32[2,3]"), true), IsEmpty());
   // Older XLA printed (operand, result): clean by the file's own choice.
-  EXPECT_THAT(Findings(module("(f32[2,3], f32[2,3])")), IsEmpty());
-  EXPECT_THAT(Findings(module("(f32[2,3], f32[2,3])"), true),
+  EXPECT_THAT(CollectiveFindings(module("(f32[2,3], f32[2,3])")), IsEmpty());
+  EXPECT_THAT(CollectiveFindings(module("(f32[2,3], f32[2,3])"), true),
               ElementsAre("Expected instruction to have shape equal to "
                           "f32[2,3], actual shape is (f32[2,3], f32[2,3]) @ "
                           "(f32[2,3], f32[2,3])"));
@@ -173,15 +180,17 @@ TEST(VerifyCollectiveShapesTest, AllReduceStartShapeUnderTodaysRules) {
 
 TEST(VerifyCollectiveShapesTest, LayoutConstrainedAllReduceNotMixed) {
   auto module = [](const std::string& second) {
-    return std::string(kAdd) + R"(ENTRY e {
+    return std::string(kVerifyCollectivesAdd) + R"(ENTRY e {
   p = f32[8] parameter(0)
   a = f32[8] all-reduce(p), to_apply=add, constrain_layout=true
   ROOT b = f32[8] all-reduce(p), to_apply=add)" +
            second + "\n}";
   };
-  EXPECT_THAT(Findings(module(", constrain_layout=true"), true), IsEmpty());
-  EXPECT_THAT(Findings(module("")), IsEmpty());  // torch_xla dumps mix them
-  EXPECT_THAT(Findings(module(""), true),
+  EXPECT_THAT(CollectiveFindings(module(", constrain_layout=true"), true),
+              IsEmpty());
+  EXPECT_THAT(CollectiveFindings(module("")),
+              IsEmpty());  // torch_xla dumps mix them
+  EXPECT_THAT(CollectiveFindings(module(""), true),
               ElementsAre("HloModule has a mix of layout constrained and "
                           "unconstrained AllReduce instructions. @ "
                           "all-reduce"));

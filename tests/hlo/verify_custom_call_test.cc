@@ -15,7 +15,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::vector<std::string> Findings(const std::string& constraints) {
+std::vector<std::string> CustomCallFindings(const std::string& constraints) {
   const std::string text = R"(HloModule m
 ENTRY e {
   p0 = f32[42,2,3]{0,1,2} parameter(0)
@@ -33,12 +33,13 @@ ENTRY e {
 
 TEST(VerifyCustomCallTest, ConstraintsFitOperands) {
   // Another layout is what a constraint is for.
-  EXPECT_THAT(Findings("{f32[42,2,3]{2,1,0}, f32[123,4]{1,0}}"), IsEmpty());
-  EXPECT_THAT(Findings("{f32[42,2,3]{0,1,2}, f32[555,5]{1,0}}"),
+  EXPECT_THAT(CustomCallFindings("{f32[42,2,3]{2,1,0}, f32[123,4]{1,0}}"),
+              IsEmpty());
+  EXPECT_THAT(CustomCallFindings("{f32[42,2,3]{0,1,2}, f32[555,5]{1,0}}"),
               ElementsAre("Operand layout constraint shape f32[555,5]{1,0} "
                           "for operand 1 is not compatible with operand "
                           "shape f32[123,4]{0,1}"));
-  EXPECT_THAT(Findings("{s32[42,2,3]{0,1,2}, f32[123,4]{1,0}}"),
+  EXPECT_THAT(CustomCallFindings("{s32[42,2,3]{0,1,2}, f32[123,4]{1,0}}"),
               ElementsAre("Operand layout constraint shape s32[42,2,3]{0,1,2} "
                           "for operand 0 is not compatible with operand "
                           "shape f32[42,2,3]{0,1,2}"));

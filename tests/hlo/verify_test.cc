@@ -94,7 +94,7 @@ ENTRY e {
                           "copy-start, found tuple @ t"));
 }
 
-constexpr char kWhile[] = R"(HloModule m
+constexpr char kVerifyWhile[] = R"(HloModule m
 cond {
   c = s32[] parameter(0)
   ROOT r = %s constant(0)
@@ -108,7 +108,7 @@ ENTRY e {
 })";
 
 std::string WhileModule(std::string cond_root, std::string init) {
-  std::string text = kWhile;
+  std::string text = kVerifyWhile;
   text.replace(text.find("%s"), 2, cond_root);
   text.replace(text.find("%s"), 2, init);
   return text;

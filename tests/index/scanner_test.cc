@@ -40,7 +40,7 @@ struct Flat {
   std::string opcode, shape, module;
 };
 
-std::vector<Flat> Flatten(const FileSymbols& f) {
+std::vector<Flat> ScannerFlatten(const FileSymbols& f) {
   std::vector<Flat> out;
   for (const Symbol& s : f.symbols) {
     out.push_back({s.kind, std::string(f.Name(s)), s.line, s.column,
@@ -53,7 +53,7 @@ std::vector<Flat> Flatten(const FileSymbols& f) {
 
 TEST(ScannerTest, FindsEverySymbolWithPositions) {
   FileSymbols f = ScanSymbols(kModule);
-  std::vector<Flat> s = Flatten(f);
+  std::vector<Flat> s = ScannerFlatten(f);
   ASSERT_EQ(s.size(), 16u);
   EXPECT_EQ(s[0].kind, SymbolKind::kModule);
   EXPECT_EQ(s[0].name, "jit_f");

@@ -56,7 +56,7 @@ CachedFile Cached(const Indexed& file, std::string path) {
 }
 
 // Every symbol of every file as text, through the decoded tables.
-std::vector<std::string> Describe(const FolderCache& cache) {
+std::vector<std::string> ShardEncodeDescribe(const FolderCache& cache) {
   std::vector<std::string> out;
   auto text = [](std::string_view arena, std::span<const uint32_t> offsets,
                  uint32_t id) {
@@ -98,7 +98,7 @@ TEST(ShardEncodeTest, AllUsedShortcutWritesWhatTheFullPassWrites) {
   EXPECT_EQ(full, shortcut);
   std::optional<FolderCache> decoded = DecodeFolderCache(shortcut, nullptr);
   ASSERT_TRUE(decoded.has_value());
-  std::vector<std::string> symbols = Describe(*decoded);
+  std::vector<std::string> symbols = ShardEncodeDescribe(*decoded);
   EXPECT_NE(std::find(symbols.begin(), symbols.end(),
                       "/d/b.txt t s32[3,2]{1,0} transpose 5"),
             symbols.end());
@@ -124,7 +124,7 @@ TEST(ShardEncodeTest, FullPassDropsWhatNoFileUses) {
   ASSERT_TRUE(dropped.has_value());
   // The same symbols either way; only the full pass leaves out the blocks
   // and names of the first file.
-  EXPECT_EQ(Describe(*kept), Describe(*dropped));
+  EXPECT_EQ(ShardEncodeDescribe(*kept), ShardEncodeDescribe(*dropped));
   EXPECT_LT(dropped->records.size(), kept->records.size());
   EXPECT_EQ(dropped->records.size(), second.symbols.symbols.size());
   EXPECT_EQ(dropped->name_arena.find("neg"), std::string_view::npos);

@@ -52,8 +52,9 @@ void MakeDumpDir(const fs::path& dir) {
   WriteFile(dir / "notes.txt", "just some notes\nabout add.3 = nothing\n");
 }
 
-std::vector<SymbolMatch> Query(const WorkspaceIndex& index, std::string_view q,
-                               size_t limit = 0) {
+std::vector<SymbolMatch> WorkspaceIndexQuery(const WorkspaceIndex& index,
+                                             std::string_view q,
+                                             size_t limit = 0) {
   absl::StatusOr<std::vector<SymbolMatch>> r = index.Query(q, limit);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *r : std::vector<SymbolMatch>();
@@ -75,7 +76,7 @@ TEST(WorkspaceIndexTest, IndexesHloAndSkipsTheRest) {
   EXPECT_EQ(stats.hlo_files, 6u);
   EXPECT_EQ(last_done.load(), 7u);
   EXPECT_EQ(last_total.load(), 7u);
-  std::vector<SymbolMatch> modules = Query(index, "kind:module");
+  std::vector<SymbolMatch> modules = WorkspaceIndexQuery(index, "kind:module");
   ASSERT_EQ(modules.size(), 6u);
   for (const SymbolMatch& m : modules) {
     EXPECT_NE(m.name, "not_really");
@@ -89,7 +90,7 @@ TEST(WorkspaceIndexTest, OrderIsScoreThenPathThenLine) {
   MakeDumpDir(dir.path());
   WorkspaceIndex index(NoCache());
   index.AddFolder(dir.path());
-  std::vector<SymbolMatch> r = Query(index, "p0.1");
+  std::vector<SymbolMatch> r = WorkspaceIndexQuery(index, "p0.1");
   ASSERT_GE(r.size(), 6u);
   for (size_t i = 1; i < r.size(); ++i) {
     const SymbolMatch& a = r[i - 1];
@@ -104,7 +105,7 @@ TEST(WorkspaceIndexTest, OrderIsScoreThenPathThenLine) {
   EXPECT_EQ(r[0].opcode, "parameter");
   EXPECT_EQ(r[0].shape, "f32[8]{0}");
   EXPECT_EQ(r[0].module, "jit_f");
-  std::vector<SymbolMatch> limited = Query(index, "p0.1", 3);
+  std::vector<SymbolMatch> limited = WorkspaceIndexQuery(index, "p0.1", 3);
   ASSERT_EQ(limited.size(), 3u);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(limited[i].path, r[i].path);
@@ -190,7 +191,7 @@ TEST(WorkspaceIndexTest, LimitZeroFindsEveryExactDefinition) {
     std::set<std::pair<std::string, int>> expected =
         GrepDefinitions(dir.path(), name);
     std::set<std::pair<std::string, int>> found;
-    for (const SymbolMatch& m : Query(index, name, 0)) {
+    for (const SymbolMatch& m : WorkspaceIndexQuery(index, name, 0)) {
       if (m.name == name) found.insert({m.path, static_cast<int>(m.line)});
     }
     if (name.rfind("main", 0) == 0 || name.rfind("fused", 0) == 0) {
@@ -230,9 +231,11 @@ TEST(WorkspaceIndexTest, CacheHitInvalidationAndCorruption) {
     third.AddFolder(dir.path());
     EXPECT_EQ(third.stats().files_scanned, 1u);
     EXPECT_EQ(third.stats().shards_stale, 1u);
-    EXPECT_EQ(Query(third, "kind:module module:jit_renamed").size(), 1u);
-    EXPECT_TRUE(Query(third, "kind:module module:jit_g").empty());
-    expected_results = Query(third, "add").size();
+    EXPECT_EQ(
+        WorkspaceIndexQuery(third, "kind:module module:jit_renamed").size(),
+        1u);
+    EXPECT_TRUE(WorkspaceIndexQuery(third, "kind:module module:jit_g").empty());
+    expected_results = WorkspaceIndexQuery(third, "add").size();
     EXPECT_GT(expected_results, 0u);
   }
   // Damage the folder's cache file in four ways, one at a time: each is
@@ -271,14 +274,16 @@ TEST(WorkspaceIndexTest, CacheHitInvalidationAndCorruption) {
       EXPECT_EQ(fourth.stats().shards_loaded, 0u) << damage;
       EXPECT_EQ(fourth.stats().files_scanned, 7u) << damage;
       EXPECT_EQ(fourth.stats().shards_corrupt, 1u) << damage;
-      EXPECT_EQ(Query(fourth, "add").size(), expected_results) << damage;
+      EXPECT_EQ(WorkspaceIndexQuery(fourth, "add").size(), expected_results)
+          << damage;
     }
     {
       WorkspaceIndex fifth(CacheIn(cache.path()));  // rebuilt: hits now
       fifth.AddFolder(dir.path());
       EXPECT_EQ(fifth.stats().shards_loaded, 7u) << damage;
       EXPECT_EQ(fifth.stats().files_scanned, 0u) << damage;
-      EXPECT_EQ(Query(fifth, "add").size(), expected_results) << damage;
+      EXPECT_EQ(WorkspaceIndexQuery(fifth, "add").size(), expected_results)
+          << damage;
     }
   }
 }
@@ -301,15 +306,15 @@ TEST(WorkspaceIndexTest, RefreshAddsChangesAndDrops) {
   fs::path added = dir.path() / "module_0009.late.before_optimizations.txt";
   WriteFile(added, MakeModule("late", 1, 3, 9));
   index.Refresh({added});
-  EXPECT_EQ(Query(index, "kind:module module:late").size(), 1u);
+  EXPECT_EQ(WorkspaceIndexQuery(index, "kind:module module:late").size(), 1u);
   fs::remove(added);
   fs::remove(dir.path() / "sub" / "module_0002.jit_g.before_optimizations.txt");
   index.Refresh({added, dir.path() / "sub"});
-  EXPECT_TRUE(Query(index, "module:late").empty());
-  EXPECT_TRUE(Query(index, "module:jit_g").empty());
-  EXPECT_FALSE(Query(index, "module:jit_f").empty());
+  EXPECT_TRUE(WorkspaceIndexQuery(index, "module:late").empty());
+  EXPECT_TRUE(WorkspaceIndexQuery(index, "module:jit_g").empty());
+  EXPECT_FALSE(WorkspaceIndexQuery(index, "module:jit_f").empty());
   index.RemoveFolder(dir.path());
-  EXPECT_TRUE(Query(index, "").empty());
+  EXPECT_TRUE(WorkspaceIndexQuery(index, "").empty());
 }
 
 TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
@@ -327,9 +332,9 @@ TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
        {"add.3", "fu", "kind:computation", "op:dot", "module:jit_g mul",
         "/^p0\\./", "kind:metadata model", "zzz"}) {
     std::set<std::tuple<std::string, uint32_t, uint32_t>> a, b;
-    for (const SymbolMatch& m : Query(direct, q))
+    for (const SymbolMatch& m : WorkspaceIndexQuery(direct, q))
       a.insert({m.path, m.line, m.column});
-    for (const SymbolMatch& m : Query(tabled, q))
+    for (const SymbolMatch& m : WorkspaceIndexQuery(tabled, q))
       b.insert({m.path, m.line, m.column});
     EXPECT_EQ(a, b) << q;
   }
@@ -341,9 +346,9 @@ TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
       WorkspaceIndex once(NoCache());
       once.AddFolder(dir.path());
       std::vector<std::tuple<std::string, uint32_t, uint32_t, double>> a, b;
-      for (const SymbolMatch& m : Query(once, q, limit))
+      for (const SymbolMatch& m : WorkspaceIndexQuery(once, q, limit))
         a.push_back({m.path, m.line, m.column, m.score});
-      for (const SymbolMatch& m : Query(tabled, q, limit))
+      for (const SymbolMatch& m : WorkspaceIndexQuery(tabled, q, limit))
         b.push_back({m.path, m.line, m.column, m.score});
       EXPECT_EQ(a, b) << q << " limit " << limit;
     }
@@ -352,8 +357,8 @@ TEST(WorkspaceIndexTest, NameTableGivesTheSameResults) {
   fs::path added = dir.path() / "module_0009.late.before_optimizations.txt";
   WriteFile(added, MakeModule("late", 1, 3, 9));
   tabled.Refresh({added});
-  EXPECT_EQ(Query(tabled, "kind:module module:late").size(), 1u);
-  EXPECT_FALSE(Query(tabled, "late").empty());
+  EXPECT_EQ(WorkspaceIndexQuery(tabled, "kind:module module:late").size(), 1u);
+  EXPECT_FALSE(WorkspaceIndexQuery(tabled, "late").empty());
 }
 
 // Shared chunks keep a metadata symbol once per chunk; a query still gives
@@ -384,7 +389,7 @@ TEST(WorkspaceIndexTest, MetadataOncePerFileAtItsFirstLine) {
     for (std::string_view q :
          {"kind:metadata dense/add", "kind:metadata model.py"}) {
       std::map<std::string, std::vector<uint32_t>> lines;
-      for (const SymbolMatch& m : Query(index, q)) {
+      for (const SymbolMatch& m : WorkspaceIndexQuery(index, q)) {
         lines[fs::path(m.path).filename().string()].push_back(m.line);
       }
       ASSERT_EQ(lines.size(), 2u) << q;

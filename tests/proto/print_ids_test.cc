@@ -55,7 +55,7 @@ void RenumberComputation(xla::HloModuleProto* module, int c,
   }
 }
 
-std::string Print(const xla::HloModuleProto& module) {
+std::string PrintIdsPrint(const xla::HloModuleProto& module) {
   std::string out;
   AppendModuleText(module, PrintOptions(), &out);
   return out;
@@ -63,7 +63,7 @@ std::string Print(const xla::HloModuleProto& module) {
 
 TEST(PrintIds, SparseAndRepeatedIdsPrintTheSame) {
   const xla::HloModuleProto module = Encoded();
-  const std::string expected = Print(module);
+  const std::string expected = PrintIdsPrint(module);
   ASSERT_NE(expected.find("to_apply=%add"), std::string::npos) << expected;
   ASSERT_NE(expected.find("control-predecessors={%q}"), std::string::npos);
   ASSERT_NE(expected.find("reduce(f32[4]{0} %m, f32[] %z)"), std::string::npos)
@@ -76,7 +76,7 @@ TEST(PrintIds, SparseAndRepeatedIdsPrintTheSame) {
       return (int64_t{c + 1} << 40) + id * 1000003;
     });
   }
-  EXPECT_EQ(Print(sparse), expected);
+  EXPECT_EQ(PrintIdsPrint(sparse), expected);
 
   // Repeated: every computation numbers its instructions from 0, so the
   // same ids appear in both.
@@ -86,14 +86,14 @@ TEST(PrintIds, SparseAndRepeatedIdsPrintTheSame) {
     RenumberComputation(&repeated, c,
                         [first](int64_t id) { return id - first; });
   }
-  EXPECT_EQ(Print(repeated), expected);
+  EXPECT_EQ(PrintIdsPrint(repeated), expected);
 }
 
 TEST(PrintIds, UnknownOperandIsNamedNotFatal) {
   xla::HloModuleProto module = Encoded();
   auto* entry = module.mutable_computations(module.computations_size() - 1);
   entry->mutable_instructions(2)->set_operand_ids(1, 987654321);
-  const std::string text = Print(module);
+  const std::string text = PrintIdsPrint(module);
   EXPECT_NE(text.find("%unknown.operand.987654321"), std::string::npos) << text;
 }
 

@@ -45,7 +45,8 @@ absl::StatusOr<std::string> Wire(std::string_view bytes) {
 }
 
 // Where two texts first differ, for a readable failure.
-std::string FirstDifference(const std::string& a, const std::string& b) {
+std::string PrintWireFirstDifference(const std::string& a,
+                                     const std::string& b) {
   size_t i = 0;
   while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
   const size_t from = i < 80 ? 0 : i - 80;
@@ -63,7 +64,7 @@ void ExpectSame(std::string_view bytes, const std::string& label) {
     return;
   }
   EXPECT_TRUE(*whole == *wire)
-      << label << " " << FirstDifference(*whole, *wire);
+      << label << " " << PrintWireFirstDifference(*whole, *wire);
 }
 
 // Whether the converter reads these bytes' instructions off the wire (else
@@ -130,7 +131,7 @@ std::string SyntheticModule(int n) {
   return text;
 }
 
-std::string Encoded(const std::string& text) {
+std::string PrintWireEncoded(const std::string& text) {
   absl::StatusOr<std::string> bytes = ConvertTextToHloProtoBytes(text);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return bytes.ok() ? *bytes : std::string();
@@ -138,7 +139,7 @@ std::string Encoded(const std::string& text) {
 
 TEST(PrintWire, SyntheticModulesOnOneThreadAndMany) {
   for (int n : {1, 20, 2000}) {
-    const std::string bytes = Encoded(SyntheticModule(n));
+    const std::string bytes = PrintWireEncoded(SyntheticModule(n));
     // 2000 computations are over a megabyte: printed on threads.
     if (n == 2000) ASSERT_GT(bytes.size(), size_t{1} << 20);
     EXPECT_TRUE(Deferred(bytes)) << n;
@@ -167,7 +168,7 @@ TEST(PrintWire, LargeConstantsAcrossArenaRenewals) {
             previous + ", " + shape + " " + c + ")\n";
   }
   text += "  ROOT %out = " + shape + " copy(" + shape + " %s7)\n}\n";
-  const std::string bytes = Encoded(text);
+  const std::string bytes = PrintWireEncoded(text);
   ASSERT_GT(bytes.size(), size_t{3} << 19);  // 1.5 MB of literals
   EXPECT_TRUE(Deferred(bytes));
   ExpectSame(bytes, "large constants");
@@ -178,7 +179,7 @@ TEST(PrintWire, LargeConstantsAcrossArenaRenewals) {
 }
 
 TEST(PrintWire, OtherKindsAroundTheModule) {
-  const std::string proto = Encoded(SyntheticModule(3));
+  const std::string proto = PrintWireEncoded(SyntheticModule(3));
   xla::HloProto hlo;
   ASSERT_TRUE(hlo.ParseFromString(proto));
   // A bare HloModuleProto.
@@ -201,7 +202,7 @@ TEST(PrintWire, OtherKindsAroundTheModule) {
 // UTF-8), or a computation's program shape: the converter must come to the same
 // answer as the whole path, which reads the bytes as another kind or fails.
 TEST(PrintWire, BrokenInstructionsDecideAsTheWholePathDoes) {
-  const std::string proto = Encoded(SyntheticModule(2));
+  const std::string proto = PrintWireEncoded(SyntheticModule(2));
   xla::HloProto hlo;
   ASSERT_TRUE(hlo.ParseFromString(proto));
   auto* instruction =
@@ -226,7 +227,7 @@ TEST(PrintWire, BrokenInstructionsDecideAsTheWholePathDoes) {
 }
 
 TEST(PrintWire, TruncatedDamagedAndRandomBytes) {
-  const std::string bytes = Encoded(SyntheticModule(4));
+  const std::string bytes = PrintWireEncoded(SyntheticModule(4));
   for (size_t n = 0; n < bytes.size(); n += n < 300 ? 1 : 97) {
     ExpectSame(bytes.substr(0, n), "truncated to " + std::to_string(n));
   }

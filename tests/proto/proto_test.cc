@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 const fs::path kCorpus = "/work/shared/corpus/xla-tests/proto";
 
-std::string ReadFile(const fs::path& path) {
+std::string ProtoReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
@@ -34,7 +34,8 @@ std::string ReadFile(const fs::path& path) {
 }
 
 std::string Fixture(const std::string& name) {
-  return ReadFile(fs::path(HLO_LSP_SOURCE_DIR) / "tests/proto/fixtures" / name);
+  return ProtoReadFile(fs::path(HLO_LSP_SOURCE_DIR) / "tests/proto/fixtures" /
+                       name);
 }
 
 std::string Gzip(std::string_view data) {
@@ -65,7 +66,7 @@ std::string ParseErrors(const std::string& text) {
 
 // Structure of parsed text: computation names, and per instruction its name,
 // opcode, shape text and operand/computation references, in order.
-std::string Outline(const std::string& text) {
+std::string ProtoOutline(const std::string& text) {
   std::unique_ptr<ParsedFile> file = Parse(text);
   std::string out;
   for (const Computation& c : file->computations) {
@@ -115,7 +116,7 @@ TEST(ProtoCorpus, EveryRealProtoConverts) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.file);
-    std::string bytes = ReadFile(kCorpus / c.file);
+    std::string bytes = ProtoReadFile(kCorpus / c.file);
     ASSERT_FALSE(bytes.empty());
     absl::StatusOr<ProtoTextResult> text = ConvertProtoFileToText(bytes);
     ASSERT_TRUE(text.ok()) << text.status();
@@ -140,7 +141,7 @@ TEST(ProtoCorpus, DerivedFilesHaveNoUnknownFields) {
        {"derived/jit__lambda_.hlo.pb",
         "derived/sharded_unoptimized_hlo_snapshot.unoptimized_snapshot.pb"}) {
     absl::StatusOr<DecodedProto> decoded =
-        DecodeProto(ReadFile(kCorpus / name));
+        DecodeProto(ProtoReadFile(kCorpus / name));
     ASSERT_TRUE(decoded.ok()) << decoded.status();
     EXPECT_EQ(decoded->unknown_fields, 0) << name;
     ASSERT_NE(decoded->module, nullptr);
@@ -163,7 +164,8 @@ TEST(ProtoCorpus, TextFormatProtosThroughProtoc) {
       (kCorpus / "tools__data__input_literal_f32_2_2.pbtxt").string() + " > " +
       out.string();
   ASSERT_EQ(std::system(command.c_str()), 0);
-  absl::StatusOr<ProtoTextResult> text = ConvertProtoFileToText(ReadFile(out));
+  absl::StatusOr<ProtoTextResult> text =
+      ConvertProtoFileToText(ProtoReadFile(out));
   ASSERT_TRUE(text.ok()) << text.status();
   // Wire-identical to an arguments-only HloSnapshot, tried first.
   EXPECT_NE(text->text.find("// argument 0: f32[2,2]{1,0} { {0.1, 0.2}, "
@@ -201,8 +203,8 @@ TEST(ProtoRoundTrip, FixtureTextProtoText) {
   EXPECT_EQ(ParseErrors(back->text), "") << back->text;
   // Same computations, instructions, shapes, attributes and references;
   // the only textual difference allowed is the /*index=N*/ hint.
-  std::string expected = Outline(text);
-  std::string actual = Outline(back->text);
+  std::string expected = ProtoOutline(text);
+  std::string actual = ProtoOutline(back->text);
   EXPECT_EQ(actual, expected);
   // A second trip is a fixed point.
   absl::StatusOr<std::string> bytes2 = ConvertTextToHloProtoBytes(back->text);
@@ -390,7 +392,7 @@ TEST(ProtoDecode, Gzip) {
 TEST(ProtoDecode, TruncationAtEveryOffsetReportsTheOffset) {
   std::string bytes;
   if (fs::exists(kCorpus / "derived/jit__lambda_.hlo.pb")) {
-    bytes = ReadFile(kCorpus / "derived/jit__lambda_.hlo.pb");
+    bytes = ProtoReadFile(kCorpus / "derived/jit__lambda_.hlo.pb");
   } else {
     absl::StatusOr<std::string> encoded =
         ConvertTextToHloProtoBytes(Fixture("features.hlo"));
@@ -612,8 +614,8 @@ namespace {
 TEST(ProtoCorpus, TextFormatFilesConvertDirectly) {
   if (!fs::exists(kCorpus)) GTEST_SKIP() << "no corpus";
   absl::StatusOr<ProtoTextResult> snapshot = ConvertTextProtoToText(
-      ReadFile(kCorpus / "tools__multihost_hlo_runner__data__sharded_"
-                         "unoptimized_hlo_snapshot.pbtxt"));
+      ProtoReadFile(kCorpus / "tools__multihost_hlo_runner__data__sharded_"
+                              "unoptimized_hlo_snapshot.pbtxt"));
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   EXPECT_EQ(snapshot->kind, "HloUnoptimizedSnapshot (text format)");
   EXPECT_EQ(ParseErrors(snapshot->text), "") << snapshot->text;
@@ -621,7 +623,7 @@ TEST(ProtoCorpus, TextFormatFilesConvertDirectly) {
                                 "{ {4}, {5}, {6}, {7} }"),
             std::string::npos);
   absl::StatusOr<ProtoTextResult> literals = ConvertTextProtoToText(
-      ReadFile(kCorpus / "tools__data__input_literal_f32_2_2.pbtxt"));
+      ProtoReadFile(kCorpus / "tools__data__input_literal_f32_2_2.pbtxt"));
   ASSERT_TRUE(literals.ok()) << literals.status();
   EXPECT_EQ(literals->kind, "RunHloModuleIterationLiterals (text format)");
   EXPECT_NE(literals->text.find("// argument 0: f32[2,2]{1,0}"),

@@ -28,7 +28,7 @@ std::string Calls(const std::vector<CallHierarchyCall>& calls) {
   return out;
 }
 
-constexpr char kModule[] = R"(HloModule m
+constexpr char kCallHierarchyModule[] = R"(HloModule m
 
 $add[[%$add_name[[a$on_name^dd]] (x: f32[], y: f32[]) -> f32[] {
   %x = f32[] parameter(0)
@@ -52,7 +52,7 @@ $main[[ENTRY %$main_name[[main]] (p: f32[4]) -> f32[] {
 )";
 
 struct Fixture {
-  Annotations a{kModule};
+  Annotations a{kCallHierarchyModule};
   std::shared_ptr<const Snapshot> snap = Snap(a);
   std::string ItemFor(const std::string& mark,
                       const std::string& detail = "") const {

@@ -10,7 +10,7 @@
 namespace hlo_lsp {
 namespace {
 
-constexpr int kInvalidParams = -32602;
+constexpr int kCommandArgsInvalidParams = -32602;
 
 struct Field {
   std::string name;
@@ -55,8 +55,9 @@ TEST(CommandArgsTest, EveryWrongTypedFieldIsInvalidParams) {
         const Json reply = h.Response(id);
         const std::string what = command + " " + argument.dump();
         ASSERT_TRUE(reply.contains("error")) << what << "\n" << reply.dump();
-        EXPECT_EQ(reply["error"]["code"], kInvalidParams) << what << "\n"
-                                                          << reply.dump();
+        EXPECT_EQ(reply["error"]["code"], kCommandArgsInvalidParams)
+            << what << "\n"
+            << reply.dump();
         EXPECT_NE(reply["error"]["message"].get<std::string>().find(
                       "'" + field.name + "'"),
                   std::string::npos)
@@ -89,7 +90,8 @@ TEST(CommandArgsTest, WrongTypedCommandOrArgumentsNamesTheField) {
     h.Request(++id, "workspace/executeCommand", params);
     const Json reply = h.Response(id);
     ASSERT_TRUE(reply.contains("error")) << params.dump() << reply.dump();
-    EXPECT_EQ(reply["error"]["code"], kInvalidParams) << reply.dump();
+    EXPECT_EQ(reply["error"]["code"], kCommandArgsInvalidParams)
+        << reply.dump();
     EXPECT_NE(reply["error"]["message"].get<std::string>().find(field),
               std::string::npos)
         << params.dump() << "\n"

@@ -12,7 +12,7 @@ namespace {
 
 constexpr char kUri[] = "file:///nowhere/graph_test.hlo";  // never on disk
 
-constexpr char kModule[] = R"(HloModule m
+constexpr char kGraphModule[] = R"(HloModule m
 
 %sum (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
@@ -38,7 +38,7 @@ class GraphCommandTest : public ::testing::Test {
                                         {{"uri", kUri},
                                          {"languageId", "hlo"},
                                          {"version", 1},
-                                         {"text", kModule}}}});
+                                         {"text", kGraphModule}}}});
   }
   // name -> line of the reply's nodes.
   static std::map<std::string, int64_t> Lines(const Json& result) {

@@ -9,7 +9,7 @@
 namespace hlo_lsp {
 namespace {
 
-constexpr char kModule[] = R"(HloModule $module_name[[$module^m]]
+constexpr char kHoverModule[] = R"(HloModule $module_name[[$module^m]]
 
 %$add_def[[add]] (x: f32[], y: f32[]) -> f32[] {
   %x = f32[] parameter(0)
@@ -25,13 +25,13 @@ ENTRY %main (p: f32[4]) -> f32[] {
 }
 )";
 
-struct Fixture {
-  Annotations a{kModule};
+struct HoverFixture {
+  Annotations a{kHoverModule};
   std::shared_ptr<const Snapshot> snap = Snap(a);
 };
 
 TEST(HoverTest, InstructionWithShapeShardingAndMetadata) {
-  Fixture f;
+  HoverFixture f;
   std::optional<Hover> h = HoverAt(*f.snap, f.a.point("p"));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->markdown,
@@ -72,7 +72,7 @@ ENTRY %main {
 }
 
 TEST(HoverTest, BareOperandShowsItsDefinitionWithTheUseAsRange) {
-  Fixture f;
+  HoverFixture f;
   std::optional<Hover> h = HoverAt(*f.snap, f.a.point("zero"));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->markdown,
@@ -86,7 +86,7 @@ TEST(HoverTest, BareOperandShowsItsDefinitionWithTheUseAsRange) {
 }
 
 TEST(HoverTest, OpcodeShowsTheRootInstructionAndItsOperands) {
-  Fixture f;
+  HoverFixture f;
   std::optional<Hover> h = HoverAt(*f.snap, f.a.point("r"));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->markdown,
@@ -101,7 +101,7 @@ TEST(HoverTest, OpcodeShowsTheRootInstructionAndItsOperands) {
 }
 
 TEST(HoverTest, ComputationReferenceShowsSignatureAndCallers) {
-  Fixture f;
+  HoverFixture f;
   std::optional<Hover> h = HoverAt(*f.snap, f.a.point("add"));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->markdown,
@@ -119,7 +119,7 @@ TEST(HoverTest, ComputationReferenceShowsSignatureAndCallers) {
 }
 
 TEST(HoverTest, ModuleName) {
-  Fixture f;
+  HoverFixture f;
   std::optional<Hover> h = HoverAt(*f.snap, f.a.point("module"));
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h->markdown, "**HloModule** `m`\n\nComputations: 2\n");
@@ -127,7 +127,7 @@ TEST(HoverTest, ModuleName) {
 }
 
 TEST(HoverTest, NothingOnWhitespace) {
-  Fixture f;
+  HoverFixture f;
   EXPECT_FALSE(HoverAt(*f.snap, f.a.point()).has_value());
 }
 

@@ -17,7 +17,7 @@ std::string Hints(const Snapshot& snap, Range range) {
   return out;
 }
 
-constexpr char kModule[] = R"(HloModule m
+constexpr char kInlayHintsModule[] = R"(HloModule m
 
 %add (x: f32[], y: f32[]) -> f32[] {
   %x = f32[] parameter(0)
@@ -37,7 +37,7 @@ ENTRY %main (p: f32[2,3]) -> f32[] {
 TEST(InlayHintsTest, ShapesOfBareOperandsOnly) {
   // No hint where the shape is written, for an undefined name, or for a
   // nested op; the label has no layout.
-  Annotations a(kModule);
+  Annotations a(kInlayHintsModule);
   auto snap = Snap(a);
   std::string want;
   for (Position p : a.points("s32")) want += Show(p) + " f32[] +pad\n";
@@ -49,7 +49,7 @@ TEST(InlayHintsTest, ShapesOfBareOperandsOnly) {
 }
 
 TEST(InlayHintsTest, OnlyInsideTheRequestedRange) {
-  Annotations a(kModule);
+  Annotations a(kInlayHintsModule);
   auto snap = Snap(a);
   Position r = a.point("m");  // the line of %r
   std::vector<Position> m23 = a.points("m23");

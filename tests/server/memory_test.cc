@@ -16,7 +16,7 @@ namespace {
 
 constexpr char kBase[] = "module_0001.jit_f.sm_9.0_gpu_after_optimizations";
 
-std::string Fixture(const std::string& name) {
+std::string MemoryFixture(const std::string& name) {
   std::ifstream in(std::string(HLO_LSP_SOURCE_DIR) +
                    "/tests/hlo/fixtures/memory/" + name);
   std::stringstream s;
@@ -28,9 +28,10 @@ class MemoryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     for (std::string suffix : {".txt", "-buffer-assignment.txt"}) {
-      Write(std::string(kBase) + suffix, Fixture(std::string(kBase) + suffix));
+      Write(std::string(kBase) + suffix,
+            MemoryFixture(std::string(kBase) + suffix));
     }
-    Write("oom.log", Fixture("oom.log"));
+    Write("oom.log", MemoryFixture("oom.log"));
     h_.Initialize();
     h_.Notify("initialized");
     h_.Notify("textDocument/didOpen", {{"textDocument",
@@ -45,7 +46,7 @@ class MemoryTest : public ::testing::Test {
   std::string Uri(const std::string& name = std::string(kBase) + ".txt") {
     return PathToUri((dir_.path() / name).string());
   }
-  std::string Module() { return Fixture(std::string(kBase) + ".txt"); }
+  std::string Module() { return MemoryFixture(std::string(kBase) + ".txt"); }
   std::string HoverAt(const std::string& needle) {
     std::string text = Module();
     size_t at = text.find(needle);
@@ -117,7 +118,8 @@ TEST_F(MemoryTest, LensOnEntryAndTheMemoryCommand) {
 
 TEST_F(MemoryTest, FollowsTheFileOnDisk) {
   EXPECT_NE(HoverAt("%fusion =").find("allocation 3"), std::string::npos);
-  std::string text = Fixture(std::string(kBase) + "-buffer-assignment.txt");
+  std::string text =
+      MemoryFixture(std::string(kBase) + "-buffer-assignment.txt");
   text.replace(text.find("allocation 3: size 32"), 21,
                "allocation 7: size 320");
   Write(std::string(kBase) + "-buffer-assignment.txt", text);

@@ -8,7 +8,7 @@
 namespace hlo_lsp {
 namespace {
 
-constexpr char kModule[] = R"(HloModule $module[[$on_module^m]]
+constexpr char kModelQueryModule[] = R"(HloModule $module[[$on_module^m]]
 
 %$add[[$on_add^add]] ($sig_x[[$on_sig_x^x]]: f32[], y: f32[]) -> f32[] {
   %$x[[x]] = f32[] parameter(0)
@@ -24,8 +24,8 @@ ENTRY %main (p: f32[4]) -> f32[] {
 } $on_space^
 )";
 
-struct Fixture {
-  Annotations a{kModule};
+struct ModelQueryFixture {
+  Annotations a{kModelQueryModule};
   std::shared_ptr<const Snapshot> snap = Snap(a);
   const hlo::ParsedFile& f = *snap->file;
   hlo::NodeAt At(const std::string& point) const {
@@ -39,7 +39,7 @@ struct Fixture {
 };
 
 TEST(ModelQueryTest, NodeAtAndItsDefinition) {
-  Fixture x;
+  ModelQueryFixture x;
   struct Case {
     const char* point;
     hlo::NodeKind kind;
@@ -74,7 +74,7 @@ TEST(ModelQueryTest, NodeAtAndItsDefinition) {
 }
 
 TEST(ModelQueryTest, UsersCountsAndCallers) {
-  Fixture x;
+  ModelQueryFixture x;
   hlo::Id main = hlo::FindComputation(x.f, "main");
   hlo::Id add = hlo::FindComputation(x.f, "add");
   ASSERT_NE(main, hlo::kNone);
@@ -98,7 +98,7 @@ TEST(ModelQueryTest, UsersCountsAndCallers) {
 }
 
 TEST(ModelQueryTest, MetadataFields) {
-  Fixture x;
+  ModelQueryFixture x;
   hlo::Id p = hlo::FindInstruction(x.f, hlo::FindComputation(x.f, "main"), "p");
   hlo::Span where;
   EXPECT_EQ(hlo::MetadataField(x.f, p, "op_name"), "jit(f)/p");

@@ -31,7 +31,7 @@ std::string Concat(Range first, std::vector<Range> rest) {
   return Show(rest);
 }
 
-constexpr char kModule[] = R"(HloModule m
+constexpr char kReferencesModule[] = R"(HloModule m
 
 %$add_decl[[add]] (x: f32[], y: f32[]) -> f32[] {
   %$x_decl[[x]] = f32[] parameter(0)
@@ -49,7 +49,7 @@ ENTRY %main (p: f32[4]) -> f32[] {
 })";
 
 TEST(ReferencesTest, InstructionUsesWithAndWithoutPercentAndControlEdges) {
-  Annotations a(kModule);
+  Annotations a(kReferencesModule);
   auto snap = Snap(a);
   EXPECT_EQ(Refs(*snap, a.point("zero"), true),
             Concat(a.range("zero_decl"), a.ranges("zero_use")));
@@ -61,14 +61,14 @@ TEST(ReferencesTest, InstructionUsesWithAndWithoutPercentAndControlEdges) {
 }
 
 TEST(ReferencesTest, SameNameInAnotherComputationIsNotAReference) {
-  Annotations a(kModule);
+  Annotations a(kReferencesModule);
   auto snap = Snap(a);
   EXPECT_EQ(Refs(*snap, a.point("x"), true),
             Concat(a.range("x_decl"), a.ranges("x_use")));
 }
 
 TEST(ReferencesTest, ComputationCalledFromToApply) {
-  Annotations a(kModule);
+  Annotations a(kReferencesModule);
   auto snap = Snap(a);
   EXPECT_EQ(Refs(*snap, a.point("add"), true),
             Concat(a.range("add_decl"), a.ranges("add_use")));

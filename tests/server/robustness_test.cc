@@ -10,7 +10,7 @@
 namespace hlo_lsp {
 namespace {
 
-constexpr char kUri[] = "file:///robustness/test.hlo";
+constexpr char kRobustnessUri[] = "file:///robustness/test.hlo";
 
 std::string SmallModule() {
   return "HloModule m\n\n"
@@ -38,14 +38,14 @@ std::string BigModule(size_t bytes) {
 
 Json Open(const std::string& text, int version = 1) {
   return Json{{"textDocument",
-               {{"uri", kUri},
+               {{"uri", kRobustnessUri},
                 {"languageId", "hlo"},
                 {"version", version},
                 {"text", text}}}};
 }
 
 Json At(int line, int character) {
-  return Json{{"textDocument", {{"uri", kUri}}},
+  return Json{{"textDocument", {{"uri", kRobustnessUri}}},
               {"position", {{"line", line}, {"character", character}}}};
 }
 
@@ -110,11 +110,11 @@ TEST(RobustnessTest, GarbageFramesGetErrorsAndTheServerCarriesOn) {
   h.Request(4, "no/such/method");
   h.Request(5, "textDocument/hover", Json{{"textDocument", 1}});
   h.Request(6, "textDocument/definition",
-            Json{{"textDocument", {{"uri", kUri}}},
+            Json{{"textDocument", {{"uri", kRobustnessUri}}},
                  {"position", {{"line", -3}, {"character", "x"}}}});
   h.Notify("textDocument/didChange", Json{{"textDocument", 7}});  // ignored
   h.Notify("textDocument/didChange",
-           Json{{"textDocument", {{"uri", kUri}, {"version", 2}}},
+           Json{{"textDocument", {{"uri", kRobustnessUri}, {"version", 2}}},
                 {"contentChanges",
                  {{{"range",
                     {{"start", {{"line", 99}, {"character", 99}}},
@@ -215,8 +215,9 @@ TEST(RobustnessTest, ThousandCancellations) {
   h.Notify("textDocument/didOpen", Open(BigModule(1 << 20)));
   constexpr int kCount = 1000;
   for (int id = 1; id <= kCount; ++id) {
-    h.Request(id, id % 2 ? "textDocument/documentSymbol" : "textDocument/hover",
-              id % 2 ? Json{{"textDocument", {{"uri", kUri}}}} : At(3, 5));
+    h.Request(
+        id, id % 2 ? "textDocument/documentSymbol" : "textDocument/hover",
+        id % 2 ? Json{{"textDocument", {{"uri", kRobustnessUri}}}} : At(3, 5));
     h.Notify("$/cancelRequest", Json{{"id", id}});
   }
   h.Notify("$/cancelRequest", Json{{"id", 123456}});  // unknown: ignored
@@ -267,15 +268,16 @@ TEST(RobustnessTest, HundredEditsASecondOnTenMegabytes) {
                                  {{"start", {{"line", 3}, {"character", 0}}},
                                   {"end", {{"line", 3}, {"character", 2}}}}},
                                 {"text", ""}};
-    h.Notify("textDocument/didChange",
-             Json{{"textDocument", {{"uri", kUri}, {"version", edit + 2}}},
-                  {"contentChanges", {change}}});
+    h.Notify(
+        "textDocument/didChange",
+        Json{{"textDocument", {{"uri", kRobustnessUri}, {"version", edit + 2}}},
+             {"contentChanges", {change}}});
     ids.push_back(next_id);
     h.Request(next_id++, "textDocument/hover", At(3, 5));
     if (edit % 50 == 0) {
       ids.push_back(next_id);
       h.Request(next_id++, "textDocument/documentSymbol",
-                Json{{"textDocument", {{"uri", kUri}}}});
+                Json{{"textDocument", {{"uri", kRobustnessUri}}}});
     }
     std::this_thread::sleep_until(start +
                                   std::chrono::milliseconds(10 * (edit + 1)));

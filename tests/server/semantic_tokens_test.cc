@@ -33,8 +33,9 @@ std::string Decode(const SemanticTokens& tokens) {
 }
 
 // The marked tokens in text order, optionally only those on `lines`.
-std::string Expected(const Annotations& a, uint32_t first_line = 0,
-                     uint32_t last_line = 1000) {
+std::string SemanticTokensExpected(const Annotations& a,
+                                   uint32_t first_line = 0,
+                                   uint32_t last_line = 1000) {
   std::vector<std::pair<Range, std::string>> all;
   for (const char* type : SemanticTokenTypes()) {
     for (Range r : a.ranges(type)) all.push_back({r, type});
@@ -57,7 +58,7 @@ std::string Expected(const Annotations& a, uint32_t first_line = 0,
 
 // Every shape text is written once: repeated shapes are the bug in
 // DISABLED_RepeatedShapesEachGetAToken below.
-constexpr char kModule[] = R"(HloModule $namespace_decl[[m]]
+constexpr char kSemanticTokensModule[] = R"(HloModule $namespace_decl[[m]]
 
 %$function_decl[[add]] ($parameter_decl[[x]]: $type[[f32[]]], $parameter_decl[[y]]: $type[[f32[1]]]) -> $type[[f32[2]]] {
   %$variable_decl[[x]] = $type[[f32[3]]] $keyword[[parameter]](0)
@@ -73,18 +74,18 @@ ENTRY %$function_decl[[main]] ($parameter_decl[[p]]: $type[[s32[4]]]) -> $type[[
 )";
 
 TEST(SemanticTokensTest, FullDocument) {
-  Annotations a(kModule);
+  Annotations a(kSemanticTokensModule);
   auto snap = Snap(a);
-  EXPECT_EQ(Decode(SemanticTokensFull(*snap)), Expected(a));
+  EXPECT_EQ(Decode(SemanticTokensFull(*snap)), SemanticTokensExpected(a));
 }
 
 TEST(SemanticTokensTest, RangeKeepsOnlyTokensInside) {
-  Annotations a(kModule);
+  Annotations a(kSemanticTokensModule);
   auto snap = Snap(a);
   uint32_t r_line = a.range("function").start.line;  // the %r line
   EXPECT_EQ(
       Decode(SemanticTokensRange(*snap, Range{{r_line, 0}, {r_line + 1, 0}})),
-      Expected(a, r_line, r_line));
+      SemanticTokensExpected(a, r_line, r_line));
 }
 
 TEST(SemanticTokensTest, ControlPredecessorsAndNestedOps) {
@@ -96,7 +97,7 @@ ENTRY %$function_decl[[main]] () -> $type[[f32[]]] {
 }
 )");
   auto snap = Snap(a);
-  EXPECT_EQ(Decode(SemanticTokensFull(*snap)), Expected(a));
+  EXPECT_EQ(Decode(SemanticTokensFull(*snap)), SemanticTokensExpected(a));
 }
 
 // Suspected bug: the parser interns top-level shapes by their text, so
@@ -111,7 +112,7 @@ ENTRY %$function_decl[[main]] () -> $type[[f32[]]] {
 }
 )");
   auto snap = Snap(a);
-  EXPECT_EQ(Decode(SemanticTokensFull(*snap)), Expected(a));
+  EXPECT_EQ(Decode(SemanticTokensFull(*snap)), SemanticTokensExpected(a));
 }
 
 TEST(SemanticTokensTest, BasicE2eFixtureTokensAreOrderedAndDisjoint) {

@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 
 // A module whose computation `comp` defines `count` instructions named
 // `<prefix>_<i>`: distinct names for workspace/symbol to find.
-std::string Module(const std::string& name, const std::string& prefix,
-                   int count = 1) {
+std::string ServerReliabilityModule(const std::string& name,
+                                    const std::string& prefix, int count = 1) {
   std::string out = "HloModule " + name + "\n\nENTRY %" + prefix +
                     "_entry (p: f32[]) -> f32[] {\n  %" + prefix +
                     "_0 = f32[] parameter(0)\n";
@@ -46,17 +46,17 @@ class ServerReliabilityTest : public ::testing::Test {
     ws_ = base_ / "ws";
     out_ = base_ / "outside";
     Write(ws_ / "module_0001.inner.before_optimizations.txt",
-          Module("inner", "insidesym"));
+          ServerReliabilityModule("inner", "insidesym"));
     // Outside the workspace: a module with two stages, another module
     // beside it, and one in a subfolder.
     Write(out_ / "module_0005.far.before_optimizations.txt",
-          Module("far", "farsym"));
+          ServerReliabilityModule("far", "farsym"));
     Write(out_ / "module_0005.far.after_optimizations.txt",
-          Module("far", "farsym"));
+          ServerReliabilityModule("far", "farsym"));
     Write(out_ / "module_0006.other.before_optimizations.txt",
-          Module("other", "othersym"));
+          ServerReliabilityModule("other", "othersym"));
     Write(out_ / "deep" / "module_0007.deep.before_optimizations.txt",
-          Module("deep", "deepsym"));
+          ServerReliabilityModule("deep", "deepsym"));
     Write(out_ / "passwd", "root:x:0:0:root:/root:/bin/bash\n");
   }
   void TearDown() override { fs::remove_all(base_); }
@@ -171,7 +171,7 @@ TEST_F(ServerReliabilityTest, FileEventsOutsideTheFoldersAreIgnored) {
   ServerHarness h(Options());
   Start(h);
   Write(ws_ / "module_0002.fresh.before_optimizations.txt",
-        Module("fresh", "freshsym"));
+        ServerReliabilityModule("fresh", "freshsym"));
   // One notification, the outside file first: once the inside file is
   // indexed, the outside one has been dealt with too.
   h.Notify(
@@ -197,7 +197,7 @@ TEST_F(ServerReliabilityTest, FileEventsOutsideTheFoldersAreIgnored) {
 TEST_F(ServerReliabilityTest, HugeWorkspaceSymbolQueriesDoNotBlockHover) {
   // Enough distinct names that the huge regex below, with no bounds, took
   // about a minute per query (RE2 falls back from its DFA on each name).
-  const std::string big = Module("big", "bigsym", 20000);
+  const std::string big = ServerReliabilityModule("big", "bigsym", 20000);
   Write(ws_ / "module_0003.big.before_optimizations.txt", big);
   ServerHarness h(Options());
   Start(h);

@@ -17,7 +17,7 @@ struct Read {
   std::vector<std::string> bodies;
 };
 
-Read ReadAll(const std::string& bytes) {
+Read TransportReadAll(const std::string& bytes) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
   std::thread writer([&] {
@@ -48,7 +48,7 @@ std::string Frame(const std::string& body) {
 }
 
 TEST(TransportTest, ReadsConsecutiveMessages) {
-  Read r = ReadAll(Frame("{\"a\":1}") + Frame("{}") + Frame(""));
+  Read r = TransportReadAll(Frame("{\"a\":1}") + Frame("{}") + Frame(""));
   ASSERT_EQ(r.bodies.size(), 3u);
   EXPECT_EQ(r.bodies[0], "{\"a\":1}");
   EXPECT_EQ(r.bodies[1], "{}");
@@ -57,7 +57,7 @@ TEST(TransportTest, ReadsConsecutiveMessages) {
 }
 
 TEST(TransportTest, HeaderNamesAreCaseInsensitiveAndExtraHeadersIgnored) {
-  Read r = ReadAll(
+  Read r = TransportReadAll(
       "content-length:  5 \r\nContent-Type: application/vscode-jsonrpc; "
       "charset=utf-8\r\n\r\nhello" +
       std::string("Content-Length: 2\n\nhi"));
@@ -67,9 +67,9 @@ TEST(TransportTest, HeaderNamesAreCaseInsensitiveAndExtraHeadersIgnored) {
 }
 
 TEST(TransportTest, BadHeadersAreReportedAndReadingGoesOn) {
-  Read r = ReadAll("Content-Length: abc\r\n\r\n" +
-                   std::string("garbage line\r\n\r\n") +
-                   "Content-Length: -4\r\n\r\n" + Frame("ok"));
+  Read r = TransportReadAll("Content-Length: abc\r\n\r\n" +
+                            std::string("garbage line\r\n\r\n") +
+                            "Content-Length: -4\r\n\r\n" + Frame("ok"));
   ASSERT_EQ(r.bodies.size(), 1u);
   EXPECT_EQ(r.bodies[0], "ok");
   int bad = 0;
@@ -78,26 +78,28 @@ TEST(TransportTest, BadHeadersAreReportedAndReadingGoesOn) {
 }
 
 TEST(TransportTest, TruncatedBodyIsEof) {
-  Read r = ReadAll(Frame("{}") + "Content-Length: 100\r\n\r\n{\"partial\":");
+  Read r = TransportReadAll(Frame("{}") +
+                            "Content-Length: 100\r\n\r\n{\"partial\":");
   ASSERT_EQ(r.bodies.size(), 1u);
   EXPECT_EQ(r.results.back(), ReadResult::kEof);
 }
 
 TEST(TransportTest, EofInsideHeaderIsEof) {
-  Read r = ReadAll("Content-Len");
+  Read r = TransportReadAll("Content-Len");
   EXPECT_TRUE(r.bodies.empty());
   EXPECT_EQ(r.results.back(), ReadResult::kEof);
 }
 
 TEST(TransportTest, VeryLongHeaderLineDoesNotGrowWithoutBound) {
-  Read r = ReadAll(std::string(1 << 20, 'x') + "\r\n\r\n" + Frame("after"));
+  Read r =
+      TransportReadAll(std::string(1 << 20, 'x') + "\r\n\r\n" + Frame("after"));
   ASSERT_EQ(r.bodies.size(), 1u);
   EXPECT_EQ(r.bodies[0], "after");
 }
 
 TEST(TransportTest, LargeBodyArrivesWhole) {
   std::string big(5 << 20, 'z');
-  Read r = ReadAll(Frame(big) + Frame("tail"));
+  Read r = TransportReadAll(Frame(big) + Frame("tail"));
   ASSERT_EQ(r.bodies.size(), 2u);
   EXPECT_EQ(r.bodies[0], big);
   EXPECT_EQ(r.bodies[1], "tail");

@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::Contains;
 
-constexpr char kUri[] = "file:///verify/test.hlo";
+constexpr char kVerifySettingUri[] = "file:///verify/test.hlo";
 
 // Valid for the file's own choice (real dumps mix precisions); XLA's
 // verifier defaults reject the bf16 operand of an f32 add.
@@ -32,9 +32,9 @@ constexpr char kMixedMessage[] =
     "Seen floating point types of different precisions in z, but mixed "
     "precision is disallowed.";
 
-void Open(ServerHarness& h, const std::string& text) {
+void VerifySettingOpen(ServerHarness& h, const std::string& text) {
   h.Notify("textDocument/didOpen", {{"textDocument",
-                                     {{"uri", kUri},
+                                     {{"uri", kVerifySettingUri},
                                       {"languageId", "hlo"},
                                       {"version", 1},
                                       {"text", text}}}});
@@ -45,12 +45,13 @@ size_t PublishCount(ServerHarness& h) {
   for (const Json& m : h.Received()) {
     n += m.is_object() &&
          m.value("method", "") == "textDocument/publishDiagnostics" &&
-         m["params"].value("uri", "") == kUri;
+         m["params"].value("uri", "") == kVerifySettingUri;
   }
   return n;
 }
 
-// The diagnostics of the (n+1)-th publish for kUri; null after a timeout.
+// The diagnostics of the (n+1)-th publish for kVerifySettingUri; null after a
+// timeout.
 Json NthDiagnostics(ServerHarness& h, size_t n) {
   Json found;
   h.WaitUntil([&](const std::vector<Json>& all) {
@@ -58,7 +59,7 @@ Json NthDiagnostics(ServerHarness& h, size_t n) {
     for (const Json& m : all) {
       if (m.is_object() &&
           m.value("method", "") == "textDocument/publishDiagnostics" &&
-          m["params"].value("uri", "") == kUri && seen++ == n) {
+          m["params"].value("uri", "") == kVerifySettingUri && seen++ == n) {
         found = m["params"]["diagnostics"];
         return true;
       }
@@ -90,7 +91,7 @@ Json RangeOf(int line, int begin, int end) {
 TEST(VerifySettingTest, DiagnosticsCarryRelatedInformation) {
   ServerHarness h;
   h.Initialize();
-  Open(h, R"(HloModule m
+  VerifySettingOpen(h, R"(HloModule m
 
 f {
   a = f32[] parameter(0)
@@ -109,7 +110,7 @@ ENTRY e {
   ASSERT_TRUE(d.contains("relatedInformation")) << d.dump();
   ASSERT_EQ(d["relatedInformation"].size(), 1u);
   const Json& related = d["relatedInformation"][0];
-  EXPECT_EQ(related["location"]["uri"], kUri);
+  EXPECT_EQ(related["location"]["uri"], kVerifySettingUri);
   EXPECT_EQ(related["location"]["range"], RangeOf(3, 2, 3));  // parameter a
   EXPECT_EQ(related["message"], "parameter 0 of f");
 }
@@ -117,9 +118,9 @@ ENTRY e {
 TEST(VerifySettingTest, DiagnosticsWithoutAnotherSideHaveNoRelated) {
   ServerHarness h;
   h.Initialize();
-  Open(h,
-       "HloModule m\n\nENTRY e {\n  p = f32[] parameter(0)\n"
-       "  ROOT n = f32[] negate(p, p)\n}\n");
+  VerifySettingOpen(h,
+                    "HloModule m\n\nENTRY e {\n  p = f32[] parameter(0)\n"
+                    "  ROOT n = f32[] negate(p, p)\n}\n");
   Json diagnostics = NthDiagnostics(h, 0);
   ASSERT_EQ(diagnostics.size(), 1u) << diagnostics.dump();
   EXPECT_FALSE(diagnostics[0].contains("relatedInformation"));
@@ -128,7 +129,7 @@ TEST(VerifySettingTest, DiagnosticsWithoutAnotherSideHaveNoRelated) {
 TEST(VerifySettingTest, SwitchingTheSettingChangesThePublishedDiagnostics) {
   ServerHarness h;
   h.Initialize();
-  Open(h, kMixed);
+  VerifySettingOpen(h, kMixed);
   // auto (the default): the file's choice allows mixed precision.
   EXPECT_TRUE(NthDiagnostics(h, 0).empty());
   // XLA's defaults plus layout_sensitive, as --verify=layout_sensitive.
@@ -145,7 +146,7 @@ TEST(VerifySettingTest, SwitchingTheSettingChangesThePublishedDiagnostics) {
 TEST(VerifySettingTest, AnUnknownOptionKeepsTheLastSetting) {
   ServerHarness h;
   h.Initialize();
-  Open(h, kMixed);
+  VerifySettingOpen(h, kMixed);
   EXPECT_TRUE(NthDiagnostics(h, 0).empty());
   EXPECT_THAT(Messages(Configure(h, "default")),
               Contains(std::string(kMixedMessage)));
@@ -154,7 +155,7 @@ TEST(VerifySettingTest, AnUnknownOptionKeepsTheLastSetting) {
            {{"settings", {{"hlo", {{"verify", "no_such_option"}}}}}});
   // An edit publishes again, still with the last good setting.
   h.Notify("textDocument/didChange",
-           {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+           {{"textDocument", {{"uri", kVerifySettingUri}, {"version", 2}}},
             {"contentChanges", Json::array({{{"text", kMixed}}})}});
   EXPECT_THAT(Messages(NthDiagnostics(h, before)),
               Contains(std::string(kMixedMessage)));
@@ -164,7 +165,7 @@ TEST(VerifySettingTest, InitializationOptionsSetIt) {
   {
     ServerHarness h;
     h.Initialize(Json::object(), {{"verify", "default"}});
-    Open(h, kMixed);
+    VerifySettingOpen(h, kMixed);
     EXPECT_THAT(Messages(NthDiagnostics(h, 0)),
                 Contains(std::string(kMixedMessage)));
   }
@@ -172,9 +173,10 @@ TEST(VerifySettingTest, InitializationOptionsSetIt) {
     // "off" leaves the parser's own diagnostics.
     ServerHarness h;
     h.Initialize(Json::object(), {{"hlo", {{"verify", "off"}}}});
-    Open(h,
-         "HloModule m\n\nENTRY e {\n  p = f32[] parameter(0)\n"
-         "  ROOT n = f32[] negate(p, p)\n  ROOT x = f32[] negate(q)\n}\n");
+    VerifySettingOpen(
+        h,
+        "HloModule m\n\nENTRY e {\n  p = f32[] parameter(0)\n"
+        "  ROOT n = f32[] negate(p, p)\n  ROOT x = f32[] negate(q)\n}\n");
     std::vector<std::string> messages = Messages(NthDiagnostics(h, 0));
     EXPECT_EQ(messages,
               (std::vector<std::string>{"more than one ROOT in the computation",

@@ -20,7 +20,7 @@ namespace hlo_lsp {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr char kBefore[] =
+constexpr char kWorkspaceBefore[] =
     R"(HloModule foo, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
 
 %helper (x: f32[2]) -> f32[2] {
@@ -51,7 +51,7 @@ class WorkspaceTest : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    Write("module_0001.foo.before_optimizations.txt", kBefore);
+    Write("module_0001.foo.before_optimizations.txt", kWorkspaceBefore);
     Write("module_0001.foo.after_optimizations.txt", kAfter);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -378,7 +378,7 @@ TEST_F(WorkspaceTest, ExportConvertAndOverwriteRules) {
   std::ifstream kept(dir_ / "module_0001.foo.before_optimizations.txt");
   std::stringstream ss;
   ss << kept.rdbuf();
-  EXPECT_EQ(ss.str(), kBefore);
+  EXPECT_EQ(ss.str(), kWorkspaceBefore);
 
   // A failed answer: written beside, as <name>.1.txt, then shown.
   id = next_id_++;
@@ -436,7 +436,7 @@ TEST_F(WorkspaceTest, CodeActions) {
   EXPECT_EQ(pb_actions["result"][0]["title"], "Convert to HLO text");
   // A .pbtxt is a text proto unless its first token is HloModule.
   Write("snapshot.pbtxt", "hlo {\n  hlo_module {\n    name: \"m\"\n  }\n}\n");
-  Write("module.pbtxt", kBefore);
+  Write("module.pbtxt", kWorkspaceBefore);
   auto titles = [&](const std::string& name) {
     Json actions = Call(h, "textDocument/codeAction",
                         {{"textDocument", {{"uri", Uri(name)}}},
@@ -489,7 +489,7 @@ TEST_F(WorkspaceTest, ReplayOnCpuThenResult) {
 }
 
 // An endless loop: only a time limit or a cancel ends its replay.
-constexpr char kEndless[] = R"(HloModule endless
+constexpr char kWorkspaceEndless[] = R"(HloModule endless
 
 %cond (p: s32[]) -> pred[] {
   %p = s32[] parameter(0)
@@ -550,7 +550,7 @@ ENTRY %e () -> (f32[3], f32[2]) {
 }
 
 TEST_F(WorkspaceTest, ReplayTimeoutComesWithTheCommand) {
-  Write("endless.hlo", kEndless);
+  Write("endless.hlo", kWorkspaceEndless);
   ServerHarness h(NoCache());
   Start(h, Json::object());
   Json started =
@@ -567,7 +567,7 @@ TEST_F(WorkspaceTest, ReplayTimeoutComesWithTheCommand) {
 }
 
 TEST_F(WorkspaceTest, CancellingTheResultRequestKillsTheRun) {
-  Write("endless.hlo", kEndless);
+  Write("endless.hlo", kWorkspaceEndless);
   ServerHarness h(NoCache());
   Start(h, Json::object());
   Json started = Command(h, "hlo.replay", {{"uri", Uri("endless.hlo")}});
@@ -602,7 +602,7 @@ TEST_F(WorkspaceTest, InitializeSaysWhetherAGpuAnswered) {
 }
 
 TEST_F(WorkspaceTest, CodeActionsOfAProtoTextViewActOnTheProto) {
-  auto bytes = hlo::proto::ConvertTextToHloProtoBytes(kBefore);
+  auto bytes = hlo::proto::ConvertTextToHloProtoBytes(kWorkspaceBefore);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   Write("module_0001.foo.hlo.pb", *bytes);
   // What VS Code opens for a .pb: hlo-proto:/dir/X.txt?<the file URI>.
