@@ -73,6 +73,12 @@ class ReaderThreadTest : public ::testing::Test {
                                         {"version", 1},
                                         {"text", Text(1)}}}});
     ASSERT_TRUE(DiagnosticsOf(h, 1));
+    // Hover notes the pass history and buffers of the folder, read once in
+    // the background after the open; until then the reader thread hands a
+    // hover to the pool. One hover there waits for that read (under load it
+    // was still running when the test held the only request thread).
+    ASSERT_TRUE(
+        h.Call("textDocument/hover", Position(1), 30000).contains("result"));
   }
   bool DiagnosticsOf(ServerHarness& h, int version) {
     return h.WaitUntil([&](const std::vector<Json>& all) {
