@@ -4,8 +4,11 @@
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/shape_inference_internal.h"
 
@@ -320,31 +323,114 @@ bool ShapesCompatible(const InferredShape& declared,
   return true;
 }
 
+namespace {
+
+// Attributes no inference rule reads; they differ between otherwise equal
+// instructions, so they stay out of InferenceKey.
+bool IgnoredByInference(std::string_view key) {
+  return key == "metadata" || key == "backend_config" ||
+         key == "frontend_attributes" || key == "sharding" ||
+         key == "statistics";
+}
+
+// The shape OpContext::CalledRoot reads for `ref`: its root's, else the
+// computation's signature result; kNone when `ref` names none.
+Id CalledRootShape(const ParsedFile& file, const ComputationRef& ref) {
+  if (ref.computation >= file.computations.size()) return kNone;
+  const Computation& comp = file.computations[ref.computation];
+  if (comp.root < file.instructions.size() &&
+      file.instructions[comp.root].shape != kNone) {
+    return file.instructions[comp.root].shape;
+  }
+  return comp.result_shape;
+}
+
+// What InferShape reads of `inst`, as bytes: its opcode, its declared and
+// operand shapes (interned, so one id per distinct text), its attributes'
+// text and, for an attribute naming computations, their root shapes (all
+// a rule reads of them). A dump repeats few such combinations over many
+// instructions (one per layer, each fusion calling its own computation),
+// so CheckShapes works each out once.
+void InferenceKey(const ParsedFile& file, const Instruction& inst,
+                  std::string* key) {
+  key->clear();
+  auto put = [key](uint32_t v) {
+    key->append(reinterpret_cast<const char*>(&v), sizeof(v));
+  };
+  auto put_text = [&](std::string_view text) {
+    put(static_cast<uint32_t>(text.size()));
+    key->append(text.data(), text.size());
+  };
+  put(static_cast<uint32_t>(inst.opcode));
+  put(inst.shape);
+  put(inst.operands.count);
+  for (Id k = inst.operands.begin; k < inst.operands.end(); ++k) {
+    const Operand& o = file.operands[k];
+    Id shape = kNone;
+    if (o.definition != kNone && o.definition < file.instructions.size()) {
+      shape = file.instructions[o.definition].shape;
+    }
+    put(shape == kNone ? o.shape : shape);
+  }
+  for (Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {
+    const Attribute& attr = file.attributes[a];
+    const std::string_view name = file.Text(attr.key);
+    if (IgnoredByInference(name)) continue;
+    put_text(name);
+    uint32_t calls = 0;
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+      calls += file.computation_refs[r].attribute == a;
+    }
+    if (calls == 0) {
+      put(0);
+      put_text(file.Text(attr.value));
+      continue;
+    }
+    put(calls);
+    for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+      const ComputationRef& ref = file.computation_refs[r];
+      if (ref.attribute == a) put(CalledRootShape(file, ref));
+    }
+  }
+}
+
+// The finding on instruction `id`'s declared shape, "" when none.
+std::string ShapeFinding(const ParsedFile& file, Id id,
+                         const ShapeCheckOptions& options) {
+  const Instruction& inst = file.instructions[id];
+  Inference inference = InferShape(file, id);
+  if (!inference.error.empty()) return std::move(inference.error);
+  if (!inference.shape) return "";
+  thread_local InferredShape declared;
+  if (!ShapeFromFileImpl(file, inst.shape, 0, &declared) ||
+      ShapesCompatible(
+          declared, *inference.shape,
+          options.allow_mixed_precision && !KeepsElementTypes(inst.opcode))) {
+    return "";
+  }
+  return absl::StrCat("Expected instruction to have shape equal to ",
+                      ShapeString(*inference.shape), ", actual shape is ",
+                      ShapeString(declared));
+}
+
+}  // namespace
+
 std::vector<Diagnostic> CheckShapes(const ParsedFile& file,
                                     const ShapeCheckOptions& options) {
   std::vector<Diagnostic> out;
+  absl::flat_hash_map<std::string, std::string> findings;  // by InferenceKey
+  std::string key;
   for (Id id = 0; id < file.instructions.size(); ++id) {
     const Instruction& inst = file.instructions[id];
-    if (!IsDeclared(file, inst.shape)) continue;
-    Inference inference = InferShape(file, id);
-    const Span span = DeclaredShapeSpan(file, inst);
-    if (!inference.error.empty()) {
-      out.push_back(Diagnostic{span, Severity::kError, inference.error});
-      continue;
+    if (!IsDeclared(file, inst.shape) || NeverInferred(inst.opcode)) continue;
+    InferenceKey(file, inst, &key);
+    auto it = findings.find(key);
+    if (it == findings.end()) {
+      it = findings.emplace(key, ShapeFinding(file, id, options)).first;
     }
-    if (!inference.shape) continue;
-    thread_local InferredShape declared;
-    if (!ShapeFromFileImpl(file, inst.shape, 0, &declared) ||
-        ShapesCompatible(
-            declared, *inference.shape,
-            options.allow_mixed_precision && !KeepsElementTypes(inst.opcode))) {
-      continue;
-    }
-    out.push_back(
-        Diagnostic{span, Severity::kError,
-                   absl::StrCat("Expected instruction to have shape equal to ",
-                                ShapeString(*inference.shape),
-                                ", actual shape is ", ShapeString(declared))});
+    if (it->second.empty()) continue;
+    out.push_back(Diagnostic{DeclaredShapeSpan(file, inst), Severity::kError,
+                             it->second});
   }
   return out;
 }

@@ -5,13 +5,19 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
 #include "hlo/shape_util.h"
 
 namespace hlo {
 namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 struct Parsed {
   std::string text;
@@ -387,6 +393,54 @@ TEST(ShapeInferenceTest, CheckUsesTheSpanOfAnInternedShape) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(p.file->lines().ToLineColumn(findings[0].span.begin).line, 5u);
   EXPECT_EQ(p.file->Text(findings[0].span), "f32[3]");
+}
+
+// CheckShapes works out each combination of opcode, shapes, attributes and
+// called roots once; every instruction still gets its own finding, and
+// what tells two apart (an attribute, the computation called) still does.
+TEST(ShapeInferenceTest, CheckTellsRepeatedInstructionsApartByWhatTheyRead) {
+  Parsed p = ParseModule(R"(HloModule m
+
+%f1 (p: f32[2]) -> f32[2] {
+  %p = f32[2] parameter(0)
+  ROOT %n = f32[2] negate(%p)
+}
+
+%f2 (q: f32[2]) -> f32[2,2] {
+  %q = f32[2] parameter(0)
+  ROOT %w = f32[2,2] broadcast(%q), dimensions={0}
+}
+
+ENTRY %e (x: f32[2]) -> f32[4] {
+  %x = f32[2] parameter(0)
+  %a = f32[2] fusion(%x), kind=kLoop, calls=%f1
+  %b = f32[2] fusion(%x), kind=kLoop, calls=%f2
+  %c = f32[2,2] broadcast(%x), dimensions={0}
+  %d = f32[2,2] broadcast(%x), dimensions={0}, metadata={op_name="u"}
+  %g = f32[3,2] broadcast(%x), dimensions={1}
+  %h = f32[3,2] broadcast(%x), dimensions={0}
+  %i = f32[4] negate(%x)
+  ROOT %k = f32[4] negate(%x), metadata={op_name="v"}
+}
+)");
+  ASSERT_FALSE(p.file->HasErrors()) << p.file->diagnostics[0].message;
+  std::vector<std::string> flagged;
+  for (const Diagnostic& d : CheckShapes(*p.file)) {
+    for (const Instruction& inst : p.file->instructions) {
+      if (inst.span.begin <= d.span.begin && d.span.end <= inst.span.end) {
+        flagged.push_back(std::string(p.file->Name(inst)) + ": " + d.message);
+      }
+    }
+  }
+  EXPECT_THAT(
+      flagged,
+      ElementsAre(HasSubstr("b: Expected instruction to have shape equal to "
+                            "f32[2,2], actual shape is f32[2]"),
+                  StartsWith("h: "),
+                  "i: Expected instruction to have shape equal to f32[2], "
+                  "actual shape is f32[4]",
+                  "k: Expected instruction to have shape equal to f32[2], "
+                  "actual shape is f32[4]"));
 }
 
 TEST(ShapeInferenceTest, MixedPrecisionIsAllowedByDefault) {
