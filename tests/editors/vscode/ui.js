@@ -47,22 +47,32 @@ const check = (name, ok, detail) => {
     }
     throw new Error(`quick input ${keys} did not take "${text}"`);
   };
+  // Opens NAME with Quick Open until its tab is the active one. Quick Open
+  // lists recently opened files at once and the file search's rows later,
+  // refilling the list as they come: Enter on the row focused a moment
+  // before could open the recent file instead (CI, twice). A click on the
+  // row that names the file takes that file; the tab says whether it did.
   const openFile = async (name) => {
-    await quickInput('Control+P', name);
-    // wait for the file search to list it before choosing
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-    await row.waitFor({ state: 'visible', timeout: 20000 });
-    // Enter takes the focused row, which may still be a recently opened file that
-    // the search has not yet displaced: wait for ours to be first, else click it.
-    const focused = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name });
-    try {
-      await focused.waitFor({ state: 'visible', timeout: 5000 });
-      await page.keyboard.press('Enter');
-    } catch (e) {
+    const stem = name.replace(/\.[^.]+$/, '');  // a .pb opens as its .txt view
+    for (let attempt = 1; ; attempt++) {
+      await quickInput('Control+P', name);
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+      await row.waitFor({ state: 'visible', timeout: 20000 });
+      await page.waitForTimeout(300);  // let the search's rows settle
       await row.click();
+      await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
+      for (let i = 0; i < 20; i++) {
+        const tab = (await page.locator('.tab.active').first().textContent()) || '';
+        if (tab.includes(stem)) {
+          await page.waitForTimeout(500);
+          return;
+        }
+        await page.waitForTimeout(250);
+      }
+      if (attempt === 3) return;  // the caller's check reports it
+      console.log(`quick open of ${name} did not open it; trying again`);
+      await page.keyboard.press('Escape');
     }
-    await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
-    await page.waitForTimeout(500);
   };
   const gotoLine = async (spec) => {
     await quickInput('Control+G', spec);
