@@ -74,15 +74,31 @@ void AppendShapeString(const InferredShape& shape, std::string* out) {
   out->push_back(']');
 }
 
-// The shape operand `o` has: its definition's, else the one written inline.
-bool OperandShape(const ParsedFile& file, const Operand& o,
-                  InferredShape* out) {
+// The shape id operand `o` has: its definition's, else the one written
+// inline.
+Id OperandShapeId(const ParsedFile& file, const Operand& o) {
   Id shape = kNone;
   if (o.definition != kNone && o.definition < file.instructions.size()) {
     shape = file.instructions[o.definition].shape;
   }
-  if (shape == kNone) shape = o.shape;
-  return ShapeFromFileImpl(file, shape, 0, out);
+  return shape == kNone ? o.shape : shape;
+}
+
+bool OperandShape(const ParsedFile& file, const Operand& o,
+                  InferredShape* out) {
+  return ShapeFromFileImpl(file, OperandShapeId(file, o), 0, out);
+}
+
+// The shape id a called computation's result has: its root's, else its
+// signature's; kNone when `ref` names none.
+Id CalledRootShape(const ParsedFile& file, const ComputationRef& ref) {
+  if (ref.computation >= file.computations.size()) return kNone;
+  const Computation& comp = file.computations[ref.computation];
+  if (comp.root < file.instructions.size() &&
+      file.instructions[comp.root].shape != kNone) {
+    return file.instructions[comp.root].shape;
+  }
+  return comp.result_shape;
 }
 
 bool IsDeclared(const ParsedFile& file, Id shape) {
@@ -178,14 +194,7 @@ std::optional<InferredShape> OpContext::CalledRoot(std::string_view key,
       continue;
     }
     if (index-- != 0) continue;
-    if (ref.computation >= file.computations.size()) return std::nullopt;
-    const Computation& comp = file.computations[ref.computation];
-    Id shape = comp.result_shape;
-    if (comp.root < file.instructions.size() &&
-        file.instructions[comp.root].shape != kNone) {
-      shape = file.instructions[comp.root].shape;
-    }
-    return ShapeFromFile(file, shape);
+    return ShapeFromFile(file, CalledRootShape(file, ref));
   }
   return std::nullopt;
 }
@@ -333,18 +342,6 @@ bool IgnoredByInference(std::string_view key) {
          key == "statistics";
 }
 
-// The shape OpContext::CalledRoot reads for `ref`: its root's, else the
-// computation's signature result; kNone when `ref` names none.
-Id CalledRootShape(const ParsedFile& file, const ComputationRef& ref) {
-  if (ref.computation >= file.computations.size()) return kNone;
-  const Computation& comp = file.computations[ref.computation];
-  if (comp.root < file.instructions.size() &&
-      file.instructions[comp.root].shape != kNone) {
-    return file.instructions[comp.root].shape;
-  }
-  return comp.result_shape;
-}
-
 // What InferShape reads of `inst`, as bytes: its opcode, its declared and
 // operand shapes (interned, so one id per distinct text), its attributes'
 // text and, for an attribute naming computations, their root shapes (all
@@ -365,12 +362,7 @@ void InferenceKey(const ParsedFile& file, const Instruction& inst,
   put(inst.shape);
   put(inst.operands.count);
   for (Id k = inst.operands.begin; k < inst.operands.end(); ++k) {
-    const Operand& o = file.operands[k];
-    Id shape = kNone;
-    if (o.definition != kNone && o.definition < file.instructions.size()) {
-      shape = file.instructions[o.definition].shape;
-    }
-    put(shape == kNone ? o.shape : shape);
+    put(OperandShapeId(file, file.operands[k]));
   }
   for (Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {
     const Attribute& attr = file.attributes[a];

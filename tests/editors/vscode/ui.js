@@ -28,9 +28,9 @@ const check = (name, ok, detail) => {
   check('workbench loaded', true, `${Date.now() - t0} ms`);
   await page.waitForTimeout(1500);
 
-  // Opens a quick input with KEYS and types TEXT into it. A quick pick that is
-  // still closing would take the text and show its old rows (a stage's row names
-  // the pass dump's path): wait for it to go, and for the new input to hold TEXT.
+  // Opens a quick input with KEYS and types TEXT into it: after any quick pick
+  // still closing is gone (it would take the text), and until the new input
+  // holds TEXT.
   const quickInput = async (keys, text) => {
     const widget = page.locator('.quick-input-widget');
     const input = page.locator('.quick-input-widget input');
@@ -61,13 +61,9 @@ const check = (name, ok, detail) => {
       await page.waitForTimeout(300);  // let the search's rows settle
       await row.click();
       await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
-      for (let i = 0; i < 20; i++) {
-        const tab = (await page.locator('.tab.active').first().textContent()) || '';
-        if (tab.includes(stem)) {
-          await page.waitForTimeout(500);
-          return;
-        }
-        await page.waitForTimeout(250);
+      if (await poll(async () => (await activeTab()).includes(stem), 20)) {
+        await page.waitForTimeout(500);
+        return;
       }
       if (attempt === 3) return;  // the caller's check reports it
       console.log(`quick open of ${name} did not open it; trying again`);
@@ -84,6 +80,7 @@ const check = (name, ok, detail) => {
     for (let i = 0; i < tries; i++) { v = await fn(); if (v) return v; await page.waitForTimeout(ms); }
     return v;
   };
+  const activeTab = async () => (await page.locator('.tab.active').first().textContent()) || '';
   const selection = page.locator('[id="status.editor.selection"]');
 
   await openFile('module_0001.jit_f.before_optimizations.txt');
@@ -171,7 +168,6 @@ const check = (name, ok, detail) => {
   // A pass dump shows the history lenses; HLO: Diff with Previous Pass opens the diff
   // editor and the HLO Diff view with the pass's edits.
   const algsimp = 'module_0001.jit_f.0003.simplification.after_algsimp.before_dce.txt';
-  const activeTab = async () => (await page.locator('.tab.active').first().textContent()) || '';
   await openFile(algsimp);
   check('pass dump opened', await poll(async () => (await activeTab()).includes(algsimp), 20), await activeTab());
   await page.screenshot({ path: `${outDir}/pass-dump.png` });
