@@ -4,13 +4,18 @@
 #include "hlo/shape_inference.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/attributes.h"
 #include "hlo/shape_inference_internal.h"
+
+#define XXH_INLINE_ALL
+#include "xxhash.h"
 
 namespace hlo {
 namespace sii = shape_inference_internal;
@@ -348,16 +353,37 @@ bool IgnoredByInference(std::string_view key) {
 // a rule reads of them). A dump repeats few such combinations over many
 // instructions (one per layer, each fusion calling its own computation),
 // so CheckShapes works each out once.
+// Bytes written without std::string's per-append bookkeeping: a key is
+// built for every instruction. Reserve() makes room for what the next
+// writes add; they do not check.
+class KeyBuffer {
+ public:
+  void Clear() { size_ = 0; }
+  void Reserve(size_t more) {
+    if (size_ + more > bytes_.size()) bytes_.resize(2 * (size_ + more));
+  }
+  void Put(uint32_t v) {
+    std::memcpy(bytes_.data() + size_, &v, sizeof(v));
+    size_ += sizeof(v);
+  }
+  void PutText(std::string_view text) {
+    Put(static_cast<uint32_t>(text.size()));
+    std::memcpy(bytes_.data() + size_, text.data(), text.size());
+    size_ += text.size();
+  }
+  XXH128_hash_t Hash() const { return XXH3_128bits(bytes_.data(), size_); }
+
+ private:
+  std::string bytes_;
+  size_t size_ = 0;
+};
+
 void InferenceKey(const ParsedFile& file, const Instruction& inst,
-                  std::string* key) {
-  key->clear();
-  auto put = [key](uint32_t v) {
-    key->append(reinterpret_cast<const char*>(&v), sizeof(v));
-  };
-  auto put_text = [&](std::string_view text) {
-    put(static_cast<uint32_t>(text.size()));
-    key->append(text.data(), text.size());
-  };
+                  KeyBuffer* key) {
+  key->Clear();
+  key->Reserve(sizeof(uint32_t) * (3 + inst.operands.count));
+  auto put = [key](uint32_t v) { key->Put(v); };
+  auto put_text = [key](std::string_view text) { key->PutText(text); };
   put(static_cast<uint32_t>(inst.opcode));
   put(inst.shape);
   put(inst.operands.count);
@@ -368,14 +394,23 @@ void InferenceKey(const ParsedFile& file, const Instruction& inst,
     const Attribute& attr = file.attributes[a];
     const std::string_view name = file.Text(attr.key);
     if (IgnoredByInference(name)) continue;
+    const std::string_view value = file.Text(attr.value);
+    key->Reserve(sizeof(uint32_t) * (3 + inst.called.count) + name.size() +
+                 value.size());
     put_text(name);
+    // A rule asks only whether there is one, and each collective has its
+    // own: its value would make every collective a key of its own.
+    if (name == "channel_id") {
+      put(value.empty() ? 0 : 1);
+      continue;
+    }
     uint32_t calls = 0;
     for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
       calls += file.computation_refs[r].attribute == a;
     }
     if (calls == 0) {
       put(0);
-      put_text(file.Text(attr.value));
+      put_text(value);
       continue;
     }
     put(calls);
@@ -383,6 +418,117 @@ void InferenceKey(const ParsedFile& file, const Instruction& inst,
       const ComputationRef& ref = file.computation_refs[r];
       if (ref.attribute == a) put(CalledRootShape(file, ref));
     }
+  }
+}
+
+// Whether shapes `a` and `b` of the table are one shape, layouts aside;
+// false where the table cannot tell.
+bool TableShapesEqual(const ParsedFile& file, Id a, Id b, int depth = 0) {
+  if (a >= file.shapes.size() || b >= file.shapes.size() || depth > kMaxDepth) {
+    return false;
+  }
+  const Shape& x = file.shapes[a];
+  const Shape& y = file.shapes[b];
+  if (x.element_type != y.element_type) return false;
+  if (x.is_tuple() || x.element_type == PrimitiveType::kBuffer) {
+    if (x.tuple.count != y.tuple.count ||
+        x.tuple.end() > file.shape_ids.size() ||
+        y.tuple.end() > file.shape_ids.size()) {
+      return false;
+    }
+    for (Id i = 0; i < x.tuple.count; ++i) {
+      if (!TableShapesEqual(file, file.shape_ids[x.tuple.begin + i],
+                            file.shape_ids[y.tuple.begin + i], depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (x.dims.count != y.dims.count || x.dims.end() > file.ints.size() ||
+      y.dims.end() > file.ints.size()) {
+    return false;
+  }
+  for (Id i = 0; i < x.dims.count; ++i) {
+    const int64_t d = file.ints[x.dims.begin + i];
+    if (d < 0 || d != file.ints[y.dims.begin + i]) return false;
+  }
+  return true;
+}
+
+// The shape id of the `key=` computation's result (its first, as
+// OpContext::CalledRoot(key, 0)); kNone when none; `count` gets how many
+// computations `key=` names.
+Id CalledRootShapeOf(const ParsedFile& file, const Instruction& inst,
+                     std::string_view key, int* count) {
+  Id first = kNone;
+  *count = 0;
+  for (Id r = inst.called.begin; r < inst.called.end(); ++r) {
+    const ComputationRef& ref = file.computation_refs[r];
+    if (ref.attribute >= file.attributes.size() ||
+        file.Text(file.attributes[ref.attribute].key) != key) {
+      continue;
+    }
+    if ((*count)++ == 0) first = CalledRootShape(file, ref);
+  }
+  return first;
+}
+
+// Whether the table alone shows that `inst`'s declared shape is the one
+// its rule infers, for the common instructions whose rule never fails and
+// whose inference would build large operand shapes only to pick one: a
+// tuple element, a called computation's result, a tuple of operands. When
+// the shapes are equal, full inference finds nothing either (it agrees,
+// or it cannot infer); anything else takes the full inference.
+bool MatchesByTable(const ParsedFile& file, const Instruction& inst) {
+  auto operand_shape = [&](Id k) {
+    return OperandShapeId(file, file.operands[inst.operands.begin + k]);
+  };
+  int count = 0;
+  switch (inst.opcode) {
+    case Opcode::kGetTupleElement: {
+      if (inst.operands.count != 1) return false;
+      const Id tuple = operand_shape(0);
+      if (tuple >= file.shapes.size() || !file.shapes[tuple].is_tuple()) {
+        return false;
+      }
+      const Attribute* index_attr = file.FindAttribute(inst, "index");
+      if (index_attr == nullptr) return false;
+      absl::StatusOr<int64_t> index = DecodeInt(file.Text(index_attr->value));
+      const Slice elements = file.shapes[tuple].tuple;
+      if (!index.ok() || *index < 0 || *index >= elements.count ||
+          elements.end() > file.shape_ids.size()) {
+        return false;
+      }
+      return TableShapesEqual(file, inst.shape,
+                              file.shape_ids[elements.begin + *index]);
+    }
+    case Opcode::kFusion:
+      return TableShapesEqual(file, inst.shape,
+                              CalledRootShapeOf(file, inst, "calls", &count));
+    case Opcode::kCall: {
+      const Id root = CalledRootShapeOf(file, inst, "to_apply", &count);
+      return count == 1 && TableShapesEqual(file, inst.shape, root);
+    }
+    case Opcode::kWhile:
+      return TableShapesEqual(file, inst.shape,
+                              CalledRootShapeOf(file, inst, "body", &count));
+    case Opcode::kTuple: {
+      if (inst.shape >= file.shapes.size()) return false;
+      const Shape& declared = file.shapes[inst.shape];
+      if (!declared.is_tuple() || declared.tuple.count != inst.operands.count ||
+          declared.tuple.end() > file.shape_ids.size()) {
+        return false;
+      }
+      for (Id k = 0; k < inst.operands.count; ++k) {
+        if (!TableShapesEqual(file, file.shape_ids[declared.tuple.begin + k],
+                              operand_shape(k))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    default:
+      return false;
   }
 }
 
@@ -410,16 +556,21 @@ std::string ShapeFinding(const ParsedFile& file, Id id,
 std::vector<Diagnostic> CheckShapes(const ParsedFile& file,
                                     const ShapeCheckOptions& options) {
   std::vector<Diagnostic> out;
-  absl::flat_hash_map<std::string, std::string> findings;  // by InferenceKey
-  std::string key;
+  // By the 128-bit hash of InferenceKey: a table of small keys, probed
+  // without a string compare, where two keys that differ collide with
+  // odds of 2^-128.
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, std::string> findings;
+  KeyBuffer key;
   for (Id id = 0; id < file.instructions.size(); ++id) {
     const Instruction& inst = file.instructions[id];
-    if (!IsDeclared(file, inst.shape) || NeverInferred(inst.opcode)) continue;
-    InferenceKey(file, inst, &key);
-    auto it = findings.find(key);
-    if (it == findings.end()) {
-      it = findings.emplace(key, ShapeFinding(file, id, options)).first;
+    if (!IsDeclared(file, inst.shape) || NeverInferred(inst.opcode) ||
+        MatchesByTable(file, inst)) {
+      continue;
     }
+    InferenceKey(file, inst, &key);
+    const XXH128_hash_t hash = key.Hash();
+    auto [it, inserted] = findings.try_emplace({hash.low64, hash.high64});
+    if (inserted) it->second = ShapeFinding(file, id, options);
     if (it->second.empty()) continue;
     out.push_back(Diagnostic{DeclaredShapeSpan(file, inst), Severity::kError,
                              it->second});
