@@ -6,7 +6,9 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
+#include "absl/container/flat_hash_set.h"
 #include "base/strings.h"
 #include "hlo/attributes.h"
 #include "hlo/shape_inference.h"
@@ -30,11 +32,17 @@ bool NeedsUniformGroups(Opcode op) {
          op == Opcode::kRaggedAllToAll;
 }
 
-void CheckUniformGroups(const Findings& f, const Instruction& inst) {
+// `uniform` holds the groups texts found uniform: a module's collectives
+// repeat a few, and decoding them is the cost here.
+void CheckUniformGroups(const Findings& f, const Instruction& inst,
+                        absl::flat_hash_set<std::string_view>* uniform) {
+  // The opcode first: it is one compare, the attribute a scan.
+  if (!NeedsUniformGroups(inst.opcode)) return;
   const Attribute* attr = f.file.FindAttribute(inst, "replica_groups");
-  if (attr == nullptr || !NeedsUniformGroups(inst.opcode)) return;
-  absl::StatusOr<ReplicaGroups> groups =
-      DecodeReplicaGroups(f.file.Text(attr->value));
+  if (attr == nullptr) return;
+  const std::string_view text = f.file.Text(attr->value);
+  if (uniform->contains(text)) return;
+  absl::StatusOr<ReplicaGroups> groups = DecodeReplicaGroups(text);
   if (!groups.ok() || groups->is_iota || groups->groups.empty()) return;
   for (const auto& g : groups->groups) {
     if (g.empty()) return;  // XLA reports the empty group first
@@ -43,6 +51,7 @@ void CheckUniformGroups(const Findings& f, const Instruction& inst) {
       return;
     }
   }
+  uniform->insert(text);
 }
 
 // GetSubgroupSize where the module says it: the first group's size with
@@ -221,8 +230,9 @@ void CheckLayoutConstrainedAllReduce(const Findings& f) {
 
 void CheckCollectiveShapes(const Findings& f, bool todays_rules,
                            bool allow_mixed_precision) {
+  absl::flat_hash_set<std::string_view> uniform_groups;
   for (const Instruction& inst : f.file.instructions) {
-    CheckUniformGroups(f, inst);
+    CheckUniformGroups(f, inst, &uniform_groups);
     CheckGatherScatter(f, inst, todays_rules);
     CheckRaggedAllToAll(f, inst);
     if (todays_rules) CheckAllReduceStart(f, inst, allow_mixed_precision);

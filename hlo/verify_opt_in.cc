@@ -134,6 +134,12 @@ void CheckOptInRules(const Findings& f, const OptInRules& rules) {
 }
 
 void CheckUnboundedDynamism(const Findings& f) {
+  // A '?' size is stored as kUnboundedDim: without one in the file's
+  // integers, no shape has one, and the walk below is skipped.
+  if (std::find(f.file.ints.begin(), f.file.ints.end(), kUnboundedDim) ==
+      f.file.ints.end()) {
+    return;
+  }
   for (const Instruction& inst : f.file.instructions) {
     if (inst.shape == kNone || inst.shape >= f.file.shapes.size()) continue;
     // Cheap test first: '?' must be in the shape's text.

@@ -65,6 +65,11 @@ void CheckRoots(const Findings& f) {
   const ParsedFile& file = f.file;
   for (const Computation& c : file.computations) {
     if (c.result_shape == kNone || c.root == kNone) continue;
+    if (c.root < file.instructions.size() &&
+        TableShapesCompatible(file, c.result_shape,
+                              file.instructions[c.root].shape)) {
+      continue;
+    }
     std::optional<InferredShape> declared = ShapeFromFile(file, c.result_shape);
     std::optional<InferredShape> root = ShapeOf(file, c.root);
     if (!declared || !root || ShapesCompatible(*declared, *root, false)) {
@@ -113,10 +118,12 @@ int64_t LeafCount(const InferredShape& shape) {
 }
 
 // parameter_replication holds one flag per leaf buffer of the shape.
-void CheckReplication(const Findings& f, const Instruction& inst,
-                      const std::optional<InferredShape>& shape) {
-  const Attribute* a = f.file.FindAttribute(inst, "parameter_replication");
-  if (a == nullptr || !shape) return;
+void CheckReplication(const Findings& f, Id id) {
+  const Attribute* a =
+      f.file.FindAttribute(f.file.instructions[id], "parameter_replication");
+  if (a == nullptr) return;
+  const std::optional<InferredShape> shape = ShapeOf(f.file, id);
+  if (!shape) return;
   absl::StatusOr<std::vector<bool>> flags =
       DecodeBoolList(f.file.Text(a->value));
   if (!flags.ok()) return;
@@ -131,7 +138,7 @@ void CheckInstruction(const Findings& f, Id id) {
   const ParsedFile& file = f.file;
   const Instruction& inst = file.instructions[id];
   if (inst.opcode == Opcode::kParameter) {
-    CheckReplication(f, inst, ShapeOf(file, id));
+    CheckReplication(f, id);
   }
   if (inst.opcode == Opcode::kInfeed) {
     std::optional<InferredShape> shape = ShapeOf(file, id);
