@@ -7,6 +7,10 @@
 #include <optional>
 #include <utility>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/strings.h"
@@ -304,14 +308,36 @@ bool StartsWithHloModule(std::string_view bytes) {
          bytes.substr(first, 9) == "HloModule";
 }
 
+namespace {
+
+bool IsBinaryByte(uint8_t c) {
+  return c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f';
+}
+
+}  // namespace
+
 bool LooksLikeBinaryProto(std::string_view bytes) {
   if (IsGzip(bytes)) return true;
   const size_t n = std::min<size_t>(bytes.size(), 64 * 1024);
-  for (size_t i = 0; i < n; ++i) {
-    const uint8_t c = static_cast<uint8_t>(bytes[i]);
-    if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f') {
-      return true;
+  size_t i = 0;
+#ifdef __SSE2__
+  // Every text file is read this far: 16 bytes a step, since a byte at a
+  // time cost 4% of `check`.
+  const __m128i control_max = _mm_set1_epi8(0x1f);
+  const __m128i allowed[] = {_mm_set1_epi8('\n'), _mm_set1_epi8('\r'),
+                             _mm_set1_epi8('\t'), _mm_set1_epi8('\f')};
+  for (; i + 16 <= n; i += 16) {
+    const __m128i c =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes.data() + i));
+    __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(c, control_max), control_max);
+    for (const __m128i& a : allowed) {
+      control = _mm_andnot_si128(_mm_cmpeq_epi8(c, a), control);
     }
+    if (_mm_movemask_epi8(control) != 0) return true;
+  }
+#endif
+  for (; i < n; ++i) {
+    if (IsBinaryByte(static_cast<uint8_t>(bytes[i]))) return true;
   }
   return false;
 }

@@ -471,6 +471,30 @@ TEST(ProtoDecode, TextIsNotAProto) {
   EXPECT_FALSE(LooksLikeBinaryProto("HloModule m\n"));
 }
 
+// The sniff reads 16 bytes a step: one control byte is found wherever it
+// falls, text's own control bytes (\n \r \t \f) and UTF-8 are not, and
+// nothing past the first 64 KiB counts.
+TEST(ProtoDecode, BinarySniffAtEveryBlockPosition) {
+  for (size_t size : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 100u}) {
+    for (size_t at = 0; at < size; ++at) {
+      std::string text(size, 'a');
+      for (char allowed : {'\n', '\r', '\t', '\f', '\xC3', '\x7F'}) {
+        text[at] = allowed;
+        EXPECT_FALSE(LooksLikeBinaryProto(text)) << size << " " << at;
+      }
+      for (char control : {'\0', '\x01', '\x08', '\x0B', '\x1F'}) {
+        text[at] = control;
+        EXPECT_TRUE(LooksLikeBinaryProto(text)) << size << " " << at;
+      }
+    }
+  }
+  std::string late(64 * 1024, 'a');
+  late.push_back('\x01');
+  EXPECT_FALSE(LooksLikeBinaryProto(late));
+  late[64 * 1024 - 1] = '\x01';
+  EXPECT_TRUE(LooksLikeBinaryProto(late));
+}
+
 // XLA's large-snapshot format: delimited metadata, then raw literals.
 TEST(ProtoDecode, ChunkedUnoptimizedSnapshot) {
   absl::StatusOr<std::string> encoded =
