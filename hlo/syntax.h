@@ -9,7 +9,10 @@
 #ifndef HLO_LSP_HLO_SYNTAX_H_
 #define HLO_LSP_HLO_SYNTAX_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -183,7 +186,9 @@ class ParsedFile {
   std::string_view Text(Span span) const {
     return text_.substr(span.begin, span.end - span.begin);
   }
-  const LineIndex& lines() const { return lines_; }
+  // Built at the first call (thread-safe): `check` of a clean file never
+  // needs one.
+  const LineIndex& lines() const { return lines_.Get(); }
 
   // Node tables. Ids index into these.
   std::vector<Module> modules;
@@ -234,8 +239,39 @@ class ParsedFile {
   size_t MemoryUsage() const;
 
  private:
+  // A LineIndex made once, on first use, by whichever thread asks first.
+  // A copy or assignment starts without one (it is rebuilt on demand).
+  class LazyLineIndex {
+   public:
+    explicit LazyLineIndex(std::string_view text) : text_(text) {}
+    LazyLineIndex(const LazyLineIndex& other) : text_(other.text_) {}
+    LazyLineIndex& operator=(const LazyLineIndex& other) {
+      text_ = other.text_;
+      built_.store(nullptr, std::memory_order_relaxed);
+      index_.reset();
+      return *this;
+    }
+    const LineIndex& Get() const {
+      if (const LineIndex* built = built_.load(std::memory_order_acquire)) {
+        return *built;
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (index_ == nullptr) {
+        index_ = std::make_unique<LineIndex>(text_);
+        built_.store(index_.get(), std::memory_order_release);
+      }
+      return *index_;
+    }
+
+   private:
+    std::string_view text_;
+    mutable std::mutex mutex_;
+    mutable std::unique_ptr<LineIndex> index_;
+    mutable std::atomic<const LineIndex*> built_{nullptr};
+  };
+
   std::string_view text_;
-  LineIndex lines_;
+  LazyLineIndex lines_;
 };
 
 }  // namespace hlo

@@ -1,8 +1,11 @@
 #include "hlo/line_index.h"
 
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "hlo/syntax.h"
 
 namespace hlo {
 namespace {
@@ -66,6 +69,29 @@ TEST(LineIndexTest, BreaksAndNonAsciiBytesAtEveryBlockPosition) {
           << size << " " << at;
     }
   }
+}
+
+// ParsedFile builds its line index at the first lines() call: threads
+// that ask at once get one index, and a copy builds its own over the same
+// text.
+TEST(LineIndexTest, ParsedFileBuildsOneIndexOnFirstUseFromAnyThread) {
+  const std::string text = "a\nbb\nccc\n";
+  ParsedFile file(text);
+  std::vector<const LineIndex*> seen(8);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t) {
+    threads.emplace_back([&, t] { seen[t] = &file.lines(); });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const LineIndex* index : seen) EXPECT_EQ(index, seen[0]);
+  EXPECT_EQ(file.lines().line_count(), 4u);
+  EXPECT_EQ(file.lines().LineStart(2), 5u);
+  ParsedFile copy = file;
+  EXPECT_NE(&copy.lines(), &file.lines());
+  EXPECT_EQ(copy.lines().LineStart(2), 5u);
+  ParsedFile other("x\ny");
+  other = file;
+  EXPECT_EQ(other.lines().line_count(), 4u);
 }
 
 }  // namespace
