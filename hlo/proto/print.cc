@@ -255,11 +255,31 @@ const xla::ShapeProto& ModulePrinter::ShapeOf(const InstrRef& ref) {
   return scratch_.shape;
 }
 
+const std::string* ModulePrinter::ShapeTextOf(const InstrRef& ref) {
+  auto [it, inserted] = scratch_.shape_texts.try_emplace(ref.shape_bytes());
+  if (inserted) {
+    const std::string_view bytes = ref.shape_bytes();
+    if (!scratch_.shape.ParseFromArray(bytes.data(),
+                                       static_cast<int>(bytes.size()))) {
+      scratch_.shape_texts.erase(it);
+      return nullptr;
+    }
+    AppendShape(scratch_.shape, true, &it->second);
+  }
+  return &it->second;
+}
+
 void ModulePrinter::AppendOperand(int64_t id) {
   const int k = FindLocal(id);
   if (k == kNoInstruction) {
     if (const InstrRef* operand = Find(id)) {
-      AppendShape(ShapeOf(*operand), true, &out_);
+      const std::string* shape =
+          operand->parsed ? nullptr : ShapeTextOf(*operand);
+      if (shape != nullptr) {
+        out_.append(*shape);
+      } else {
+        AppendShape(ShapeOf(*operand), true, &out_);
+      }
       out_.append(" %");
       out_.append(operand->name());
     } else {
@@ -279,7 +299,13 @@ const ModulePrinter::OperandText& ModulePrinter::OperandTextOf(
   if (text.size == 0) {
     const InstrRef& operand = current_->instrs[k];
     text.offset = operand_texts_.size();
-    AppendShape(shape ? *shape : ShapeOf(operand), true, &operand_texts_);
+    const std::string* printed =
+        shape || operand.parsed ? nullptr : ShapeTextOf(operand);
+    if (printed != nullptr) {
+      operand_texts_.append(*printed);
+    } else {
+      AppendShape(shape ? *shape : ShapeOf(operand), true, &operand_texts_);
+    }
     text.shape_size = operand_texts_.size() - text.offset;
     operand_texts_.append(" %");
     operand_texts_.append(operand.name());
@@ -309,7 +335,7 @@ bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   const Instr* parsed = ref.message();
   if (!parsed) {
     Instr* instr = scratch_.Instruction();
-    if (!ParseDeferred(ref.bytes(), instr)) return false;
+    if (!ParseDeferredInstruction(ref, instr)) return false;
     parsed = instr;
   }
   const Instr& in = *parsed;
@@ -320,7 +346,8 @@ bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   out_.append(in.name());
   out_.append(" = ");
   // The shape as its users will print it: formatted once for both.
-  const OperandText& text = OperandTextOf(k, &in.shape());
+  const OperandText& text =
+      OperandTextOf(k, ref.parsed ? &in.shape() : nullptr);
   out_.append(operand_texts_, text.offset, text.shape_size);
   out_.push_back(' ');
   out_.append(in.opcode());
@@ -363,6 +390,38 @@ bool ModulePrinter::ParseDeferred(std::string_view bytes,
   in.SetRecursionLimit(
       std::max(0, decode_internal::kMaxDepth - index_.instruction_depth));
   return into->ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+bool ModulePrinter::ParseDeferredInstruction(const InstrRef& ref, Instr* into) {
+  const std::string_view bytes = ref.bytes();
+  // The shape field (3, length-delimited: tag 0x1a, then its length) is cut
+  // out: the bytes around it parse into the message the whole would, less
+  // the shape.
+  const size_t length_size =
+      google::protobuf::io::CodedOutputStream::VarintSize32(ref.shape_size);
+  const char* begin = bytes.data();
+  const char* shape = static_cast<const char*>(ref.source) + ref.shape_offset;
+  const size_t payload = static_cast<size_t>(shape - begin);
+  if (ref.shape_size == 0 || payload < 1 + length_size ||
+      payload + ref.shape_size > bytes.size() ||
+      static_cast<uint8_t>(begin[payload - 1 - length_size]) != 0x1a ||
+      ShapeTextOf(ref) == nullptr) {
+    // Odd bytes (or a shape that does not parse): the whole parse judges.
+    if (!ParseDeferred(bytes, into)) return false;
+    return true;
+  }
+  // One buffer and one parse: a parse's setup costs more than the copy.
+  std::string& spliced = scratch_.spliced;
+  spliced.assign(bytes.data(), payload - 1 - length_size);
+  spliced.append(bytes.substr(payload + ref.shape_size));
+  if (!ParseDeferred(spliced, into)) return false;
+  // The one attribute that reads the instruction's own shape.
+  if (into->has_original_value() &&
+      !into->mutable_shape()->ParseFromArray(
+          shape, static_cast<int>(ref.shape_size))) {
+    return false;
+  }
+  return true;
 }
 
 namespace {

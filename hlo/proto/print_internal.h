@@ -208,6 +208,12 @@ class Scratch {
   }
 
   xla::ShapeProto shape;
+  // Printed shapes (with layouts) by their ShapeProto wire bytes: a module
+  // repeats few shapes over many instructions, and parsing and printing
+  // each again was a third of a conversion.
+  absl::flat_hash_map<std::string_view, std::string> shape_texts;
+  // An instruction's bytes less its shape, to parse.
+  std::string spliced;
 
  private:
   static constexpr size_t kBlockBytes = size_t{256} << 10;
@@ -253,12 +259,18 @@ class ModulePrinter {
   // them, then module-wide (a damaged proto may reach across).
   const InstrRef* Find(int64_t id);
   const xla::ShapeProto& ShapeOf(const InstrRef& ref);
+  // A deferred instruction's shape as printed, from its wire bytes (made
+  // once per distinct shape); nullptr when they do not parse.
+  const std::string* ShapeTextOf(const InstrRef& ref);
   int ElementTypeOf(const InstrRef& ref) { return ShapeOf(ref).element_type(); }
   void AppendOperand(int64_t id);
   void AppendFrontendAttributes(const xla::FrontendAttributes& attributes);
   bool PrintInstruction(int k, bool is_root);
   // A deferred message into `into`; false when the bytes do not parse.
   bool ParseDeferred(std::string_view bytes, google::protobuf::Message* into);
+  // A deferred instruction into `into`, without its shape (ShapeTextOf
+  // prints that); false when the bytes do not parse.
+  bool ParseDeferredInstruction(const InstrRef& ref, Instr* into);
 
   // print_attributes.cc
   void Key(std::string_view key);
