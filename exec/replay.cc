@@ -1,5 +1,6 @@
 #include "exec/replay.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -7,7 +8,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "exec/fake_data.h"
 #include "exec/platform.h"
@@ -125,22 +128,85 @@ std::string SignalText(int sig) {
   return s;
 }
 
+// clang-14's AddressSanitizer does not lock its allocator around fork(): a
+// child forked while another thread held an allocator lock blocks at its
+// first allocation that needs it, for good. Under it, the child allocates
+// in every size class first and then sends one byte; a parent that gets
+// none within kChildStartSeconds kills that child and forks another.
+constexpr double kChildStartSeconds = 10;
+constexpr int kChildStarts = 3;
+constexpr char kChildStarted = 'S';
+
+void WarmUpAllocator() {
+  std::vector<void*> blocks;
+  blocks.reserve(256);
+  for (size_t size = 16; size <= (size_t{1} << 20); size += size / 2) {
+    // More than a thread's cache holds, so that the shared regions are
+    // reached (and their locks taken) too.
+    for (int i = 0; i < 256; ++i) blocks.push_back(std::malloc(size));
+    for (void* block : blocks) std::free(block);
+    blocks.clear();
+  }
+}
+
+// Whether the child sent kChildStarted (true) or ended (also true: its
+// end is read later) within kChildStartSeconds.
+bool ChildStarted(int fd) {
+  const auto start = Clock::now();
+  while (std::chrono::duration<double>(Clock::now() - start).count() <
+         kChildStartSeconds) {
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = poll(&pfd, 1, 100);
+    if (ready < 0 && errno != EINTR) return true;
+    if (ready <= 0) continue;
+    char byte = 0;
+    const ssize_t n = read(fd, &byte, 1);
+    if (n < 0 && errno == EINTR) continue;
+    return true;
+  }
+  return false;
+}
+
 // Runs in a forked child; `*failed` is set when the child died or timed out.
 bool RunInChild(const ParsedFile& file, Id module,
                 const std::vector<Value>& args, const ReplayOptions& options,
                 int64_t limit, RunOutput* run, NamedArrays* outputs,
                 std::string* failure) {
   int fds[2];
-  if (pipe(fds) != 0) {
-    *failure = Cat("pipe failed: ", std::strerror(errno));
-    return false;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
+  pid_t pid = -1;
+  // Under AddressSanitizer the last child's start byte may still be ahead
+  // in the pipe when its start was not waited for.
+  bool start_byte_ahead = false;
+  for (int start = 1;; ++start) {
+    if (pipe(fds) != 0) {
+      *failure = Cat("pipe failed: ", std::strerror(errno));
+      return false;
+    }
+    pid = fork();
+    if (pid == 0) {
+      if (kUnderAddressSanitizer) {
+        WarmUpAllocator();
+        if (!WriteAll(fds[1], std::string_view(&kChildStarted, 1))) _exit(5);
+      }
+      break;
+    }
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      *failure = Cat("fork failed: ", std::strerror(errno));
+      return false;
+    }
     close(fds[1]);
-    *failure = Cat("fork failed: ", std::strerror(errno));
-    return false;
+    if (!kUnderAddressSanitizer) break;
+    if (start == kChildStarts) {
+      start_byte_ahead = true;
+      break;
+    }
+    if (ChildStarted(fds[0])) break;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    close(fds[0]);
   }
   if (pid == 0) {
     close(fds[0]);
@@ -172,10 +238,12 @@ bool RunInChild(const ParsedFile& file, Id module,
     close(fds[1]);
     _exit(0);
   }
-  close(fds[1]);
   std::string bytes;
   const PipeRead read =
       ReadUntilEnd(fds[0], options.timeout_seconds, options.cancel, &bytes);
+  if (start_byte_ahead && !bytes.empty() && bytes[0] == kChildStarted) {
+    bytes.erase(0, 1);
+  }
   const bool timed_out = read == PipeRead::kTimedOut;
   const bool cancelled = read == PipeRead::kCancelled;
   close(fds[0]);

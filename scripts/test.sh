@@ -79,7 +79,7 @@ run_ctest() {
   shift
   log=$(mktemp)
   set +e
-  ctest --test-dir "$dir" --output-on-failure --timeout 900 -j "$jobs" "$@" 2>&1 | tee "$log"
+  ctest --test-dir "$dir" --output-on-failure --timeout 300 -j "$jobs" "$@" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   set -e
   summaries+=("$dir: $(grep -E 'tests passed|No tests were found' "$log" | tail -1)")
@@ -87,7 +87,7 @@ run_ctest() {
     first=$(failed_tests "$log" | paste -sd ';' -)
     echo "--- rerunning what failed, one at a time: $first"
     set +e
-    ctest --test-dir "$dir" --output-on-failure --timeout 900 -j 1 --rerun-failed "$@" 2>&1 | tee "$log"
+    ctest --test-dir "$dir" --output-on-failure --timeout 300 -j 1 --rerun-failed "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     set -e
     if [ "$rc" = 0 ] && grep -q '100% tests passed' "$log"; then
