@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -139,14 +140,18 @@ constexpr char kChildStarted = 'S';
 
 void WarmUpAllocator() {
   std::vector<void*> blocks;
-  blocks.reserve(256);
-  for (size_t size = 16; size <= (size_t{1} << 20); size += size / 2) {
-    // More than a thread's cache holds, so that the shared regions are
-    // reached (and their locks taken) too.
-    for (int i = 0; i < 256; ++i) blocks.push_back(std::malloc(size));
+  blocks.reserve(257);
+  // One size per size class region (up to 128 KiB), each allocated more
+  // often than a thread's cache holds of it (about 2 x 64 KiB worth), so
+  // that the shared region, and its lock, are reached; then one block
+  // from the large-allocation path. A few MiB in all.
+  for (size_t size = 16; size <= (size_t{1} << 17); size += size / 2) {
+    const size_t count = std::min<size_t>(257, 2 * (65536 / size) + 3);
+    for (size_t i = 0; i < count; ++i) blocks.push_back(std::malloc(size));
     for (void* block : blocks) std::free(block);
     blocks.clear();
   }
+  std::free(std::malloc(size_t{1} << 20));
 }
 
 // Whether the child sent kChildStarted (true) or ended (also true: its
