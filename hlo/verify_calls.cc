@@ -111,6 +111,13 @@ class CallChecker {
     for (Id i = 0; i < count && first + i < inst.operands.count; ++i) {
       if (params[i] == kNone) continue;
       const Operand& operand = file().operands[inst.operands.begin + first + i];
+      const Id def =
+          operand.definition != kNone ? operand.definition : operand.nested;
+      if (def == kNone ||
+          TableShapesCompatible(file(), file().instructions[params[i]].shape,
+                                file().instructions[def].shape)) {
+        continue;
+      }
       std::optional<InferredShape> have =
           OperandDefinitionShape(file(), operand);
       std::optional<InferredShape> want =

@@ -43,7 +43,10 @@ void CheckUniformGroups(const Findings& f, const Instruction& inst,
   const std::string_view text = f.file.Text(attr->value);
   if (uniform->contains(text)) return;
   absl::StatusOr<ReplicaGroups> groups = DecodeReplicaGroups(text);
-  if (!groups.ok() || groups->is_iota || groups->groups.empty()) return;
+  if (!groups.ok() || groups->is_iota || groups->groups.empty()) {
+    uniform->insert(text);  // nothing for this check to say
+    return;
+  }
   for (const auto& g : groups->groups) {
     if (g.empty()) return;  // XLA reports the empty group first
     if (g.size() != groups->groups[0].size()) {

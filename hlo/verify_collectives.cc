@@ -67,7 +67,10 @@ void CheckGroupIds(const Findings& f, const Instruction& inst,
   const std::string_view text = file.Text(attr->value);
   if (clean->contains(text)) return;
   absl::StatusOr<ReplicaGroups> groups = DecodeReplicaGroups(text);
-  if (!groups.ok() || groups->is_iota) return;
+  if (!groups.ok() || groups->is_iota) {
+    clean->insert(text);  // nothing for this check to say
+    return;
+  }
   int64_t n = 0;
   for (const auto& g : groups->groups) n += static_cast<int64_t>(g.size());
   std::vector<bool> seen(static_cast<size_t>(n), false);
@@ -115,10 +118,10 @@ void CheckComparisonType(const Findings& f, const Instruction& inst) {
       DecodeComparisonType(file.Text(attr->value));
   const Operand& rhs = file.operands[inst.operands.begin + 1];
   if (!type.ok() || rhs.definition == kNone) return;
-  std::optional<InferredShape> shape =
-      ShapeFromFile(file, file.instructions[rhs.definition].shape);
-  if (!shape || shape->is_tuple()) return;
-  const PrimitiveType e = shape->element_type;
+  // Only the element type is read: straight off the shape table.
+  const Id shape = file.instructions[rhs.definition].shape;
+  if (shape >= file.shapes.size() || file.shapes[shape].is_tuple()) return;
+  const PrimitiveType e = file.shapes[shape].element_type;
   if (IsFloatingPoint(e)) {
     if (*type == ComparisonType::kFloat ||
         *type == ComparisonType::kTotalOrder) {

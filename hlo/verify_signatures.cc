@@ -21,12 +21,9 @@ Id Producer(const Operand& operand) {
   return operand.definition != kNone ? operand.definition : operand.nested;
 }
 
-// ShapesCompatible(a, b, false) read straight off the shape table: the
-// operand check runs once per written operand shape (every operand of an
-// old-style dump), and building two InferredShapes for each costs an
-// allocation apiece. True where the table cannot tell, as ShapeFromFile's
-// nullopt skipped the check.
-bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth = 0) {
+}  // namespace
+
+bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth) {
   constexpr int kMaxDepth = 64;  // as ShapeFromFile
   if (a >= file.shapes.size() || b >= file.shapes.size() || depth > kMaxDepth) {
     return true;
@@ -34,7 +31,8 @@ bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth = 0) {
   const Shape& x = file.shapes[a];
   const Shape& y = file.shapes[b];
   if (x.element_type != y.element_type) return false;
-  if (x.is_tuple()) {
+  // b(...) holds its contents as its one element, as a tuple does.
+  if (x.is_tuple() || x.element_type == PrimitiveType::kBuffer) {
     if (x.tuple.count != y.tuple.count) return false;
     if (x.tuple.end() > file.shape_ids.size() ||
         y.tuple.end() > file.shape_ids.size()) {
@@ -60,6 +58,8 @@ bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth = 0) {
   }
   return true;
 }
+
+namespace {
 
 void CheckRoots(const Findings& f) {
   const ParsedFile& file = f.file;
