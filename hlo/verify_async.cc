@@ -125,7 +125,7 @@ void CheckStartShape(const Findings& f, const Instruction& inst) {
   }
   if (ok) return;
   f.Error(
-      file.shapes[inst.shape].span,
+      DeclaredShapeSpan(file, inst),
       base::Cat("Expected instruction to have shape equal to ",
                 ShapeString(want), ", actual shape is ", ShapeString(*out)));
 }

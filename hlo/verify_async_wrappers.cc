@@ -31,7 +31,7 @@ class AsyncChecker {
     if (!IsAsync(inst.opcode)) return;
     std::optional<InferredShape> shape = ShapeFromFile(file(), inst.shape);
     if (inst.opcode != Opcode::kAsyncDone && shape && !IsAsyncShape(shape)) {
-      f_.Error(file().shapes[inst.shape].span,
+      f_.Error(DeclaredShapeSpan(file(), inst),
                "AsyncStart and AsyncUpdate expect the op shape to be in the "
                "form of ((async-operands), async-outputs, state).");
       return;
@@ -56,7 +56,7 @@ class AsyncChecker {
     if (!shape || !prev_shape) return;
     if (inst.opcode == Opcode::kAsyncUpdate &&
         !ShapesCompatible(*prev_shape, *shape, mixed_)) {
-      f_.Error(file().shapes[inst.shape].span,
+      f_.Error(DeclaredShapeSpan(file(), inst),
                base::Cat("The async-update expects the shape of operand and "
                          "output to match (",
                          ShapeString(*prev_shape), " vs ", ShapeString(*shape),
@@ -64,7 +64,7 @@ class AsyncChecker {
     }
     if (inst.opcode == Opcode::kAsyncDone &&
         !ShapesCompatible(prev_shape->tuple[1], *shape, mixed_)) {
-      f_.Error(file().shapes[inst.shape].span,
+      f_.Error(DeclaredShapeSpan(file(), inst),
                base::Cat("The async-done expects the shape of output to match "
                          "the async shape at index {1} (",
                          ShapeString(*shape), " vs ",

@@ -143,7 +143,7 @@ void CheckGatherScatter(const Findings& f, const Instruction& inst,
   if (num < 0 || den <= 0 || !subgroup || *subgroup == 1) return;
   const int64_t shard_count = (num + den - 1) / den;
   if (shard_count != *subgroup) {
-    f.Error(file.shapes[inst.shape].span,
+    f.Error(DeclaredShapeSpan(file, inst),
             base::Cat("shard_count = ", shard_count,
                       ", subgroup_size = ", *subgroup, ", ", file.Name(inst)));
   }
@@ -199,7 +199,7 @@ void CheckAllReduceStart(const Findings& f, const Instruction& inst,
     want.tuple = std::move(ins);
   }
   if (ShapesCompatible(*declared, want, allow_mixed_precision)) return;
-  f.Error(file.shapes[inst.shape].span,
+  f.Error(DeclaredShapeSpan(file, inst),
           base::Cat("Expected instruction to have shape equal to ",
                     ShapeString(want), ", actual shape is ",
                     ShapeString(*declared)));

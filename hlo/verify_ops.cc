@@ -94,7 +94,7 @@ class OpChecker {
   void CheckIota(const Instruction& inst) {
     std::optional<InferredShape> out = ShapeFromFile(file(), inst.shape);
     if (!out) return;
-    const Span at = file().shapes[inst.shape].span;
+    const Span at = DeclaredShapeSpan(file(), inst);
     if (out->is_tuple() || !IsArrayType(out->element_type)) {
       f_.Error(at, "Iota does not support non-array result.");
       return;

@@ -100,7 +100,13 @@ void CheckOperandShapes(const Findings& f) {
     if (!declared || !actual || ShapesCompatible(*declared, *actual, false)) {
       continue;
     }
-    f.Error(file.shapes[operand.shape].span,
+    // Shapes are interned: the table's span is the text's first place in
+    // the file, the operand's own copy starts its span.
+    const Span interned = file.shapes[operand.shape].span;
+    const Span own{operand.span.begin, operand.span.begin + interned.size()};
+    f.Error(own.end <= operand.span.end && file.Text(own) == file.Text(interned)
+                ? own
+                : interned,
             base::Cat("The declared operand shape ", ShapeString(*declared),
                       " is not compatible with the shape of the operand "
                       "instruction ",
@@ -143,7 +149,7 @@ void CheckInstruction(const Findings& f, Id id) {
   if (inst.opcode == Opcode::kInfeed) {
     std::optional<InferredShape> shape = ShapeOf(file, id);
     if (shape && (!shape->is_tuple() || shape->tuple.empty())) {
-      f.Error(file.shapes[inst.shape].span,
+      f.Error(DeclaredShapeSpan(file, inst),
               "infeed must have a non-empty tuple shape");
     }
   }

@@ -443,6 +443,49 @@ ENTRY %e (x: f32[2]) -> f32[4] {
                   "actual shape is f32[4]"));
 }
 
+// get-tuple-element, tuple, call and while are settled off the shape
+// table when their declared shape is the one inferred; a different one
+// still takes inference and its message.
+TEST(ShapeInferenceTest, CheckSettlesEqualShapesOffTheTableAndFlagsTheRest) {
+  Parsed p = ParseModule(R"(HloModule m
+
+%id (a: f32[2]) -> f32[2] {
+  ROOT %a = f32[2] parameter(0)
+}
+
+ENTRY %e (t: (f32[2], s32[])) -> f32[2] {
+  %t = (f32[2], s32[]) parameter(0)
+  %g0 = f32[2] get-tuple-element(%t), index=0
+  %g1 = f32[2] get-tuple-element(%t), index=1
+  %g2 = f32[2] get-tuple-element(%t), index=2
+  %u = (f32[2], f32[2]) tuple(%g0, %g0)
+  %v = (f32[2], f32[3]) tuple(%g0, %g0)
+  %k0 = f32[2] call(%g0), to_apply=%id
+  %k1 = f32[3] call(%g0), to_apply=%id
+  ROOT %r = f32[2] copy(%g0)
+}
+)");
+  ASSERT_FALSE(p.file->HasErrors()) << p.file->diagnostics[0].message;
+  std::vector<std::string> flagged;
+  for (const Diagnostic& d : CheckShapes(*p.file)) {
+    for (const Instruction& inst : p.file->instructions) {
+      if (inst.span.begin <= d.span.begin && d.span.end <= inst.span.end) {
+        flagged.push_back(std::string(p.file->Name(inst)) + ": " + d.message);
+      }
+    }
+  }
+  EXPECT_THAT(
+      flagged,
+      ElementsAre("g1: Expected instruction to have shape equal to s32[], "
+                  "actual shape is f32[2]",
+                  HasSubstr("g2: Cannot infer shape: attempt to index out of "
+                            "tuple bounds: 2 >= 2"),
+                  StartsWith("v: Expected instruction to have shape equal to "
+                             "(f32[2], f32[2])"),
+                  "k1: Expected instruction to have shape equal to f32[2], "
+                  "actual shape is f32[3]"));
+}
+
 TEST(ShapeInferenceTest, MixedPrecisionIsAllowedByDefault) {
   Parsed p =
       ParseModule(Entry("x = f32[2] parameter(0)\nROOT z = bf16[2] negate(x)"));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/parser.h"
@@ -364,6 +365,33 @@ ENTRY e {
   EXPECT_THAT(r->Lines(),
               ElementsAre("attribute dimensions is expected but not seen @ "
                           "broadcast"));
+}
+
+// Shapes are interned by text: the table's span is a shape's first place
+// in the file (here, the signature). Findings on an instruction's or an
+// operand's own shape point at that copy, on its line.
+TEST(VerifyTest, ShapeFindingsPointAtTheirOwnLineNotTheFirstSameText) {
+  const std::string text = R"(HloModule m
+
+ENTRY %e (p: f32[4], q: f32[5], x: f32[2,3]) -> f32[4,3] {
+  %p = f32[4] parameter(0)
+  %q = f32[5] parameter(1)
+  %x = f32[2,3] parameter(2)
+  %n = f32[4] negate(f32[5] %p)
+  ROOT %g = f32[4,3] all-gather(%x), replica_groups={{0,1,2,3}}, dimensions={0}
+}
+)";
+  std::unique_ptr<ParsedFile> file = Parse(text);
+  ASSERT_FALSE(file->HasErrors()) << file->diagnostics[0].message;
+  std::vector<std::string> found;
+  for (const Diagnostic& d : Verify(*file, {})) {
+    found.push_back(base::Cat(file->lines().ToLineColumn(d.span.begin).line,
+                              ": ", file->Text(d.span), ": ",
+                              d.message.substr(0, 26)));
+  }
+  EXPECT_THAT(found, ::testing::UnorderedElementsAre(
+                         "6: f32[5]: The declared operand shape",
+                         "7: f32[4,3]: shard_count = 2, subgroup_"));
 }
 
 }  // namespace
