@@ -155,11 +155,13 @@ void WarmUpAllocator() {
 }
 
 // Whether the child sent kChildStarted (true) or ended (also true: its
-// end is read later) within kChildStartSeconds.
-bool ChildStarted(int fd) {
+// end is read later) within kChildStartSeconds. A cancel also answers
+// true at once: the read that follows sees it and ends the child.
+bool ChildStarted(int fd, const std::atomic<bool>* cancel) {
   const auto start = Clock::now();
   while (std::chrono::duration<double>(Clock::now() - start).count() <
          kChildStartSeconds) {
+    if (cancel != nullptr && cancel->load()) return true;
     pollfd pfd{fd, POLLIN, 0};
     const int ready = poll(&pfd, 1, 100);
     if (ready < 0 && errno != EINTR) return true;
@@ -207,7 +209,7 @@ bool RunInChild(const ParsedFile& file, Id module,
       start_byte_ahead = true;
       break;
     }
-    if (ChildStarted(fds[0])) break;
+    if (ChildStarted(fds[0], options.cancel)) break;
     kill(pid, SIGKILL);
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
