@@ -73,6 +73,9 @@ bool IsInferredShape(const ParsedFile& file, Id shape);
 // the shape's span may be another instruction's; this is the instruction's
 // own text (its opcode when that cannot be found).
 Span DeclaredShapeSpan(const ParsedFile& file, const Instruction& inst);
+// The same for a computation's signature result (just before its body's
+// '{'); the interned span where that text is not there.
+Span SignatureResultSpan(const ParsedFile& file, const Computation& c);
 
 }  // namespace hlo
 

@@ -76,7 +76,7 @@ void CheckRoots(const Findings& f) {
       continue;
     }
     const Instruction& r = file.instructions[c.root];
-    f.Error(file.shapes[c.result_shape].span,
+    f.Error(SignatureResultSpan(file, c),
             base::Cat("Shape of computation ", file.Name(c), ", ",
                       ShapeString(*declared),
                       ", is not compatible with that of its root "

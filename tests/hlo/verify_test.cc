@@ -392,6 +392,27 @@ ENTRY %e (p: f32[4], q: f32[5], x: f32[2,3]) -> f32[4,3] {
   EXPECT_THAT(found, ::testing::UnorderedElementsAre(
                          "6: f32[5]: The declared operand shape",
                          "7: f32[4,3]: shard_count = 2, subgroup_"));
+
+  // A computation's result against its root: at its own signature.
+  std::unique_ptr<ParsedFile> roots = Parse(R"(HloModule m
+
+%c (a: f32[3]) -> f32[3] {
+  ROOT %a = f32[3] parameter(0)
+}
+
+ENTRY %e (x: f32[2]) -> f32[3] {
+  ROOT %x = f32[2] parameter(0)
+}
+)");
+  ASSERT_FALSE(roots->HasErrors()) << roots->diagnostics[0].message;
+  found.clear();
+  for (const Diagnostic& d : Verify(*roots, {})) {
+    found.push_back(base::Cat(roots->lines().ToLineColumn(d.span.begin).line,
+                              ":",
+                              roots->lines().ToLineColumn(d.span.begin).column,
+                              ": ", roots->Text(d.span)));
+  }
+  EXPECT_THAT(found, ElementsAre("6:24: f32[3]"));
 }
 
 }  // namespace
