@@ -356,6 +356,41 @@ bool ShapesCompatible(const InferredShape& declared,
   return true;
 }
 
+bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth) {
+  if (a >= file.shapes.size() || b >= file.shapes.size() || depth > kMaxDepth) {
+    return true;
+  }
+  const Shape& x = file.shapes[a];
+  const Shape& y = file.shapes[b];
+  if (x.element_type != y.element_type) return false;
+  // b(...) holds its contents as its one element, as a tuple does.
+  if (x.is_tuple() || x.element_type == PrimitiveType::kBuffer) {
+    if (x.tuple.count != y.tuple.count) return false;
+    if (x.tuple.end() > file.shape_ids.size() ||
+        y.tuple.end() > file.shape_ids.size()) {
+      return true;
+    }
+    for (Id i = 0; i < x.tuple.count; ++i) {
+      if (!TableShapesCompatible(file, file.shape_ids[x.tuple.begin + i],
+                                 file.shape_ids[y.tuple.begin + i],
+                                 depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  if (x.dims.end() > file.ints.size() || y.dims.end() > file.ints.size()) {
+    return true;
+  }
+  if (x.dims.count != y.dims.count) return false;
+  for (Id i = 0; i < x.dims.count; ++i) {
+    const int64_t p = file.ints[x.dims.begin + i];
+    const int64_t q = file.ints[y.dims.begin + i];
+    if (p != q && p != kUnboundedDim && q != kUnboundedDim) return false;
+  }
+  return true;
+}
+
 namespace {
 
 // Attributes no inference rule reads; they differ between otherwise equal
@@ -440,40 +475,6 @@ void InferenceKey(const ParsedFile& file, const Instruction& inst,
   }
 }
 
-// Whether shapes `a` and `b` of the table are one shape, layouts aside;
-// false where the table cannot tell.
-bool TableShapesEqual(const ParsedFile& file, Id a, Id b, int depth = 0) {
-  if (a >= file.shapes.size() || b >= file.shapes.size() || depth > kMaxDepth) {
-    return false;
-  }
-  const Shape& x = file.shapes[a];
-  const Shape& y = file.shapes[b];
-  if (x.element_type != y.element_type) return false;
-  if (x.is_tuple() || x.element_type == PrimitiveType::kBuffer) {
-    if (x.tuple.count != y.tuple.count ||
-        x.tuple.end() > file.shape_ids.size() ||
-        y.tuple.end() > file.shape_ids.size()) {
-      return false;
-    }
-    for (Id i = 0; i < x.tuple.count; ++i) {
-      if (!TableShapesEqual(file, file.shape_ids[x.tuple.begin + i],
-                            file.shape_ids[y.tuple.begin + i], depth + 1)) {
-        return false;
-      }
-    }
-    return true;
-  }
-  if (x.dims.count != y.dims.count || x.dims.end() > file.ints.size() ||
-      y.dims.end() > file.ints.size()) {
-    return false;
-  }
-  for (Id i = 0; i < x.dims.count; ++i) {
-    const int64_t d = file.ints[x.dims.begin + i];
-    if (d < 0 || d != file.ints[y.dims.begin + i]) return false;
-  }
-  return true;
-}
-
 // The shape id of the `key=` computation's result (its first, as
 // OpContext::CalledRoot(key, 0)); kNone when none; `count` gets how many
 // computations `key=` names.
@@ -496,8 +497,9 @@ Id CalledRootShapeOf(const ParsedFile& file, const Instruction& inst,
 // its rule infers, for the common instructions whose rule never fails and
 // whose inference would build large operand shapes only to pick one: a
 // tuple element, a called computation's result, a tuple of operands. When
-// the shapes are equal, full inference finds nothing either (it agrees,
-// or it cannot infer); anything else takes the full inference.
+// the table shows them compatible, full inference finds nothing either (it
+// agrees, or it cannot infer: an unbounded operand, a shape the table
+// cannot tell); anything else takes the full inference.
 bool MatchesByTable(const ParsedFile& file, const Instruction& inst) {
   auto operand_shape = [&](Id k) {
     return OperandShapeId(file, file.operands[inst.operands.begin + k]);
@@ -518,19 +520,26 @@ bool MatchesByTable(const ParsedFile& file, const Instruction& inst) {
           elements.end() > file.shape_ids.size()) {
         return false;
       }
-      return TableShapesEqual(file, inst.shape,
-                              file.shape_ids[elements.begin + *index]);
+      return TableShapesCompatible(file, inst.shape,
+                                   file.shape_ids[elements.begin + *index]);
     }
-    case Opcode::kFusion:
-      return TableShapesEqual(file, inst.shape,
-                              CalledRootShapeOf(file, inst, "calls", &count));
+    // A callee without a root shape is left to inference (a while then
+    // takes its operand's).
+    case Opcode::kFusion: {
+      const Id root = CalledRootShapeOf(file, inst, "calls", &count);
+      return root < file.shapes.size() &&
+             TableShapesCompatible(file, inst.shape, root);
+    }
     case Opcode::kCall: {
       const Id root = CalledRootShapeOf(file, inst, "to_apply", &count);
-      return count == 1 && TableShapesEqual(file, inst.shape, root);
+      return count == 1 && root < file.shapes.size() &&
+             TableShapesCompatible(file, inst.shape, root);
     }
-    case Opcode::kWhile:
-      return TableShapesEqual(file, inst.shape,
-                              CalledRootShapeOf(file, inst, "body", &count));
+    case Opcode::kWhile: {
+      const Id root = CalledRootShapeOf(file, inst, "body", &count);
+      return root < file.shapes.size() &&
+             TableShapesCompatible(file, inst.shape, root);
+    }
     case Opcode::kTuple: {
       if (inst.shape >= file.shapes.size()) return false;
       const Shape& declared = file.shapes[inst.shape];
@@ -539,8 +548,9 @@ bool MatchesByTable(const ParsedFile& file, const Instruction& inst) {
         return false;
       }
       for (Id k = 0; k < inst.operands.count; ++k) {
-        if (!TableShapesEqual(file, file.shape_ids[declared.tuple.begin + k],
-                              operand_shape(k))) {
+        if (!TableShapesCompatible(file,
+                                   file.shape_ids[declared.tuple.begin + k],
+                                   operand_shape(k))) {
           return false;
         }
       }

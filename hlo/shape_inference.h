@@ -51,6 +51,11 @@ Inference InferShape(const ParsedFile& file, Id id);
 // allow_mixed_precision).
 bool ShapesCompatible(const InferredShape& declared,
                       const InferredShape& inferred, bool ignore_fp_precision);
+// ShapesCompatible(a, b, false) read straight off the shape table, without
+// building InferredShapes (an allocation apiece): true where the table
+// cannot tell, as ShapeFromFile's nullopt skips a check. Being exact on
+// element types, it also implies compatibility under mixed precision.
+bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth = 0);
 
 struct ShapeCheckOptions {
   bool allow_mixed_precision = true;

@@ -37,11 +37,6 @@ inline Span NameOrSpan(const Instruction& inst) {
 // the shape written inline; nullopt past the operand list or unreadable.
 std::optional<InferredShape> OperandShape(const ParsedFile& file,
                                           const Instruction& inst, Id i);
-// ShapesCompatible(a, b, false) read straight off the shape table, without
-// building InferredShapes (an allocation apiece): true where the table
-// cannot tell, as ShapeFromFile's nullopt skips a check. Being exact on
-// element types, it also implies compatibility under mixed precision.
-bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth = 0);
 // XLA's memory space number for host memory (Layout::kHostMemorySpace).
 inline constexpr int64_t kHostMemorySpace = 5;
 

@@ -21,46 +21,6 @@ Id Producer(const Operand& operand) {
   return operand.definition != kNone ? operand.definition : operand.nested;
 }
 
-}  // namespace
-
-bool TableShapesCompatible(const ParsedFile& file, Id a, Id b, int depth) {
-  constexpr int kMaxDepth = 64;  // as ShapeFromFile
-  if (a >= file.shapes.size() || b >= file.shapes.size() || depth > kMaxDepth) {
-    return true;
-  }
-  const Shape& x = file.shapes[a];
-  const Shape& y = file.shapes[b];
-  if (x.element_type != y.element_type) return false;
-  // b(...) holds its contents as its one element, as a tuple does.
-  if (x.is_tuple() || x.element_type == PrimitiveType::kBuffer) {
-    if (x.tuple.count != y.tuple.count) return false;
-    if (x.tuple.end() > file.shape_ids.size() ||
-        y.tuple.end() > file.shape_ids.size()) {
-      return true;
-    }
-    for (Id i = 0; i < x.tuple.count; ++i) {
-      if (!TableShapesCompatible(file, file.shape_ids[x.tuple.begin + i],
-                                 file.shape_ids[y.tuple.begin + i],
-                                 depth + 1)) {
-        return false;
-      }
-    }
-    return true;
-  }
-  if (x.dims.end() > file.ints.size() || y.dims.end() > file.ints.size()) {
-    return true;
-  }
-  if (x.dims.count != y.dims.count) return false;
-  for (Id i = 0; i < x.dims.count; ++i) {
-    const int64_t p = file.ints[x.dims.begin + i];
-    const int64_t q = file.ints[y.dims.begin + i];
-    if (p != q && p != kUnboundedDim && q != kUnboundedDim) return false;
-  }
-  return true;
-}
-
-namespace {
-
 void CheckRoots(const Findings& f) {
   const ParsedFile& file = f.file;
   for (const Computation& c : file.computations) {
