@@ -407,8 +407,7 @@ bool ModulePrinter::ParseDeferredInstruction(const InstrRef& ref, Instr* into) {
       static_cast<uint8_t>(begin[payload - 1 - length_size]) != 0x1a ||
       ShapeTextOf(ref) == nullptr) {
     // Odd bytes (or a shape that does not parse): the whole parse judges.
-    if (!ParseDeferred(bytes, into)) return false;
-    return true;
+    return ParseDeferred(bytes, into);
   }
   // One buffer and one parse: a parse's setup costs more than the copy.
   std::string& spliced = scratch_.spliced;

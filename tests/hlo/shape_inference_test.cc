@@ -395,6 +395,20 @@ TEST(ShapeInferenceTest, CheckUsesTheSpanOfAnInternedShape) {
   EXPECT_EQ(p.file->Text(findings[0].span), "f32[3]");
 }
 
+// CheckShapes' findings as "name: message", named by the instruction whose
+// text holds each.
+std::vector<std::string> FlaggedByName(const ParsedFile& file) {
+  std::vector<std::string> flagged;
+  for (const Diagnostic& d : CheckShapes(file)) {
+    for (const Instruction& inst : file.instructions) {
+      if (inst.span.begin <= d.span.begin && d.span.end <= inst.span.end) {
+        flagged.push_back(std::string(file.Name(inst)) + ": " + d.message);
+      }
+    }
+  }
+  return flagged;
+}
+
 // CheckShapes works out each combination of opcode, shapes, attributes and
 // called roots once; every instruction still gets its own finding, and
 // what tells two apart (an attribute, the computation called) still does.
@@ -424,16 +438,8 @@ ENTRY %e (x: f32[2]) -> f32[4] {
 }
 )");
   ASSERT_FALSE(p.file->HasErrors()) << p.file->diagnostics[0].message;
-  std::vector<std::string> flagged;
-  for (const Diagnostic& d : CheckShapes(*p.file)) {
-    for (const Instruction& inst : p.file->instructions) {
-      if (inst.span.begin <= d.span.begin && d.span.end <= inst.span.end) {
-        flagged.push_back(std::string(p.file->Name(inst)) + ": " + d.message);
-      }
-    }
-  }
   EXPECT_THAT(
-      flagged,
+      FlaggedByName(*p.file),
       ElementsAre(HasSubstr("b: Expected instruction to have shape equal to "
                             "f32[2,2], actual shape is f32[2]"),
                   StartsWith("h: "),
@@ -466,16 +472,8 @@ ENTRY %e (t: (f32[2], s32[])) -> f32[2] {
 }
 )");
   ASSERT_FALSE(p.file->HasErrors()) << p.file->diagnostics[0].message;
-  std::vector<std::string> flagged;
-  for (const Diagnostic& d : CheckShapes(*p.file)) {
-    for (const Instruction& inst : p.file->instructions) {
-      if (inst.span.begin <= d.span.begin && d.span.end <= inst.span.end) {
-        flagged.push_back(std::string(p.file->Name(inst)) + ": " + d.message);
-      }
-    }
-  }
   EXPECT_THAT(
-      flagged,
+      FlaggedByName(*p.file),
       ElementsAre("g1: Expected instruction to have shape equal to s32[], "
                   "actual shape is f32[2]",
                   HasSubstr("g2: Cannot infer shape: attempt to index out of "
