@@ -4,7 +4,9 @@
 // left out and noted by their wire bytes; everything else is copied as it is.
 // Parsing the hollow copy is cheap, and the printer parses the instructions one
 // at a time.
+#include <algorithm>
 #include <climits>
+#include <iterator>
 
 #include "google/protobuf/io/coded_stream.h"
 #include "hlo/proto/decode_internal.h"
@@ -25,11 +27,11 @@ void AppendVarint(uint64_t value, std::string* out) {
 
 // The messages on the way from an outer message to the instructions.
 bool OnPath(const Descriptor* d) {
-  return d == xla::HloSnapshot::descriptor() ||
-         d == xla::HloUnoptimizedSnapshot::descriptor() ||
-         d == xla::HloProto::descriptor() ||
-         d == xla::HloModuleProto::descriptor() ||
-         d == xla::HloComputationProto::descriptor();
+  static const Descriptor* const path[] = {
+      xla::HloSnapshot::descriptor(), xla::HloUnoptimizedSnapshot::descriptor(),
+      xla::HloProto::descriptor(), xla::HloModuleProto::descriptor(),
+      xla::HloComputationProto::descriptor()};
+  return std::find(std::begin(path), std::end(path), d) != std::end(path);
 }
 
 class Hollower {
@@ -42,7 +44,9 @@ class Hollower {
   bool Copy(std::string_view bytes, const Descriptor* d, int depth,
             std::string* out) {
     if (depth >= kMaxDepth) return false;
-    const bool computation = d == xla::HloComputationProto::descriptor();
+    static const Descriptor* const computation_type =
+        xla::HloComputationProto::descriptor();
+    const bool computation = d == computation_type;
     if (computation) {
       deferred_.emplace_back();
       shapes_.emplace_back();
@@ -52,17 +56,20 @@ class Hollower {
       const size_t at = pos;
       // Groups are not in these messages: the whole parse judges them.
       if (!wire::ReadField(bytes, &pos, &f)) return false;
+      // A computation's instructions (2) and program shape (4): most of the
+      // fields, left out of the copy without a descriptor lookup.
+      if (computation && (f.number == 2 || f.number == 4) &&
+          f.type == wire::kLengthDelimited) {
+        (f.number == 2 ? deferred_ : shapes_).back().push_back(f.data);
+        instruction_depth_ = depth + 1;
+        continue;
+      }
       const FieldDescriptor* field = d->FindFieldByNumber(f.number);
       const Descriptor* type =
           field && field->type() == FieldDescriptor::TYPE_MESSAGE
               ? field->message_type()
               : nullptr;
       if (type && f.type == wire::kLengthDelimited) {
-        if (computation && (f.number == 2 || f.number == 4)) {
-          (f.number == 2 ? deferred_ : shapes_).back().push_back(f.data);
-          instruction_depth_ = depth + 1;
-          continue;  // left out of the copy
-        }
         if (OnPath(type)) {
           std::string copy;
           if (!Copy(f.data, type, depth + 1, &copy)) return false;

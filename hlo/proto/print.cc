@@ -27,8 +27,8 @@ void ModulePrinter::EnterComputation(const CompRef& c) {
   local_dense_.clear();
   local_map_.clear();
   params_.clear();
-  operand_text_.assign(n, OperandText{});
-  operand_texts_.clear();
+  shape_text_.assign(n, ShapeText{});
+  own_shapes_.clear();
   if (n == 0) return;
   int64_t min = c.instrs[0].id, max = min;
   for (const InstrRef& i : c.instrs) {
@@ -148,18 +148,41 @@ void ModulePrinter::AppendComputationName(int64_t id) {
   out_.append(module_.computations(it->second).name());
 }
 
-bool ModulePrinter::PrintComputation(const CompRef& comp) {
+bool ModulePrinter::PrintComputation(const CompRef& comp, size_t begin,
+                                     size_t end) {
   EnterComputation(comp);
   const xla::HloComputationProto& c = *comp.message;
-  if (comp.program_shapes) {
-    for (std::string_view bytes : *comp.program_shapes) {
-      if (!ParseDeferred(bytes, scratch_.ProgramShape())) return false;
-    }
-  }
   const int n = static_cast<int>(comp.instrs.size());
   int root = FindLocal(c.root_id());
   if (root == kNoInstruction) root = n - 1;
-  // Signature: parameters by number.
+  if (begin == 0 && !PrintSignature(comp, root)) return false;
+  const std::vector<int> order = ScheduledOrder(comp);
+  end = std::min(end, order.size());
+  for (size_t i = begin; i < end; ++i) {
+    if (!PrintInstruction(order[i], order[i] == root)) return false;
+  }
+  if (end < order.size()) return true;
+  out_.append("}");
+  if (!c.execution_thread().empty() && c.execution_thread() != "main") {
+    out_.append(", execution_thread=");
+    AppendQuoted(c.execution_thread(), &out_);
+  }
+  out_.push_back('\n');
+  return true;
+}
+
+bool ModulePrinter::PrintSignature(const CompRef& comp, int root) {
+  const xla::HloComputationProto& c = *comp.message;
+  if (comp.program_shapes) {
+    // Only to judge them (the signature prints from the instructions);
+    // computations often repeat one.
+    for (std::string_view bytes : *comp.program_shapes) {
+      if (scratch_.sound_program_shapes.contains(bytes)) continue;
+      if (!ParseDeferred(bytes, scratch_.ProgramShape())) return false;
+      scratch_.sound_program_shapes.insert(bytes);
+    }
+  }
+  // Parameters by number.
   std::vector<const InstrRef*>& params = params_;
   std::stable_sort(params.begin(), params.end(),
                    [](const InstrRef* a, const InstrRef* b) {
@@ -173,24 +196,17 @@ bool ModulePrinter::PrintComputation(const CompRef& comp) {
     if (p > 0) out_.append(", ");
     out_.append(params[p]->name());
     out_.append(": ");
-    AppendShape(ShapeOf(*params[p]), true, &out_);
+    out_.append(
+        *ShapeTextAt(static_cast<int>(params[p] - comp.instrs.data()), nullptr)
+             .text);
   }
   out_.append(") -> ");
   if (root >= 0) {
-    AppendShape(ShapeOf(comp.instrs[root]), true, &out_);
+    out_.append(*ShapeTextAt(root, nullptr).text);
   } else {
     out_.append("()");
   }
   out_.append(" {\n");
-  for (int k : ScheduledOrder(comp)) {
-    if (!PrintInstruction(k, k == root)) return false;
-  }
-  out_.append("}");
-  if (!c.execution_thread().empty() && c.execution_thread() != "main") {
-    out_.append(", execution_thread=");
-    AppendQuoted(c.execution_thread(), &out_);
-  }
-  out_.push_back('\n');
   return true;
 }
 
@@ -288,28 +304,25 @@ void ModulePrinter::AppendOperand(int64_t id) {
     }
     return;
   }
-  const OperandText& text = OperandTextOf(k, nullptr);
-  out_.append(operand_texts_, text.offset, text.size);
+  const ShapeText& shape = ShapeTextAt(k, nullptr);
+  out_.append(*shape.text);
+  out_.append(" %");
+  out_.append(current_->instrs[k].name());
 }
 
 // `shape`: the instruction's, when the caller has it parsed.
-const ModulePrinter::OperandText& ModulePrinter::OperandTextOf(
+const ModulePrinter::ShapeText& ModulePrinter::ShapeTextAt(
     int k, const xla::ShapeProto* shape) {
-  OperandText& text = operand_text_[k];
-  if (text.size == 0) {
-    const InstrRef& operand = current_->instrs[k];
-    text.offset = operand_texts_.size();
-    const std::string* printed =
-        shape || operand.parsed ? nullptr : ShapeTextOf(operand);
-    if (printed != nullptr) {
-      operand_texts_.append(*printed);
-    } else {
-      AppendShape(shape ? *shape : ShapeOf(operand), true, &operand_texts_);
+  ShapeText& text = shape_text_[k];
+  if (text.text == nullptr) {
+    const InstrRef& ref = current_->instrs[k];
+    if (!shape && !ref.parsed) text.text = ShapeTextOf(ref);
+    if (text.text == nullptr) {
+      text.unparsed = !shape && !ref.parsed;
+      std::string& own = own_shapes_.emplace_back();
+      AppendShape(shape ? *shape : ShapeOf(ref), true, &own);
+      text.text = &own;
     }
-    text.shape_size = operand_texts_.size() - text.offset;
-    operand_texts_.append(" %");
-    operand_texts_.append(operand.name());
-    text.size = operand_texts_.size() - text.offset;
   }
   return text;
 }
@@ -333,24 +346,34 @@ void ModulePrinter::AppendFrontendAttributes(
 bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   const InstrRef& ref = current_->instrs[k];
   const Instr* parsed = ref.message();
-  if (!parsed) {
+  std::string_view name, opcode;
+  if (parsed) {
+    name = parsed->name();
+    opcode = parsed->opcode();
+  } else if (DecodeLightInstruction(ref.bytes(), &scratch_.light, &name,
+                                    &opcode)) {
+    parsed = &scratch_.light;
+  } else {
     Instr* instr = scratch_.Instruction();
     if (!ParseDeferredInstruction(ref, instr)) return false;
     parsed = instr;
+    name = instr->name();
+    opcode = instr->opcode();
   }
   const Instr& in = *parsed;
   // The full decode refuses a module with an instruction lacking one.
-  if (!ref.parsed && in.opcode().empty()) return false;
-  const OpInfo op = ClassifyOpcode(in.opcode());
+  if (!ref.parsed && opcode.empty()) return false;
+  const OpInfo op = ClassifyOpcode(opcode);
   out_.append(is_root ? "  ROOT %" : "  %");
-  out_.append(in.name());
+  out_.append(name);
   out_.append(" = ");
   // The shape as its users will print it: formatted once for both.
-  const OperandText& text =
-      OperandTextOf(k, ref.parsed ? &in.shape() : nullptr);
-  out_.append(operand_texts_, text.offset, text.shape_size);
+  const ShapeText& shape = ShapeTextAt(k, ref.parsed ? &in.shape() : nullptr);
+  // A shape that does not parse fails the instruction's parse.
+  if (parsed == &scratch_.light && shape.unparsed) return false;
+  out_.append(*shape.text);
   out_.push_back(' ');
-  out_.append(in.opcode());
+  out_.append(opcode);
   out_.push_back('(');
   if (op.kind == OpKind::kParameter) {
     AppendInt(in.parameter_number(), &out_);
@@ -446,7 +469,6 @@ bool PrintModule(const xla::HloModuleProto& module,
   if (bytes >= kParallelBytes) {
     threads = static_cast<int>(
         std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-    threads = std::min(threads, module.computations_size());
   }
   ModuleIndex index;
   if (deferred) {
@@ -456,7 +478,11 @@ bool PrintModule(const xla::HloModuleProto& module,
       return false;
     }
   }
-  if (!BuildModuleIndex(module, wire, threads, &index)) return false;
+  if (!BuildModuleIndex(module, wire,
+                        std::min(threads, module.computations_size()),
+                        &index)) {
+    return false;
+  }
   if (deferred) {
     for (size_t k = 0; k < index.comps.size(); ++k) {
       index.comps[k].program_shapes = &deferred->deferred_program_shapes[k];
@@ -472,43 +498,52 @@ bool PrintModule(const xla::HloModuleProto& module,
     printer.PrintStackFrames();
     out->push_back('\n');
   }
+  // Instruction positions in printing order: computation k holds
+  // [first[k], first[k + 1]).
+  std::vector<size_t> first(n + 1, 0);
+  for (int k = 0; k < n; ++k) {
+    first[k + 1] = first[k] + index.comps[order[k]].instrs.size();
+  }
+  const size_t total_instrs = first[n];
   // Reserved for the likely text size (200 bytes a line is typical of
   // real dumps), in huge pages: a 4 KB page's first-touch fault costs more
   // than printing into it.
-  std::vector<size_t> estimate(n);
-  for (int k = 0; k < n; ++k) {
-    estimate[k] = 200 * index.comps[order[k]].instrs.size();
-  }
-  std::vector<size_t> prefix(n + 1, 0);  // estimates before position k
-  for (int k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + estimate[k];
-  out->reserve(out->size() + prefix[n]);
+  constexpr size_t kBytesPerLine = 200;
+  threads = static_cast<int>(
+      std::clamp<size_t>(total_instrs / 1024, 1, static_cast<size_t>(threads)));
+  out->reserve(out->size() + kBytesPerLine * total_instrs);
   base::AdviseHugePages(out->data() + out->size(),
                         out->capacity() - out->size());
-  // Contiguous runs of the printing order, of about equal estimated size:
-  // the first prints straight into `out` on this thread, the others into
-  // their own strings on their own, appended in order after.
-  std::vector<int> cut = {0};
-  for (int k = 0, t = 1; k < n && t < threads; ++k) {
-    if (prefix[k + 1] * threads >= prefix[n] * t) {
-      cut.push_back(k + 1);
-      ++t;
-    }
-  }
-  cut.push_back(n);
+  // Runs of equally many instructions, cut inside a computation where need
+  // be (an entry computation often holds most of a module): the first
+  // prints straight into `out` on this thread, the others into their own
+  // strings on their own, appended in order after.
   std::atomic<bool> ok{true};
-  std::vector<std::string> texts(cut.size() - 1);
-  auto print = [&](size_t run, std::string* into) {
+  std::vector<std::string> texts(threads);
+  auto print = [&](int run, std::string* into) {
+    const size_t start = total_instrs * run / threads;
+    const size_t stop = total_instrs * (run + 1) / threads;
     Scratch scratch;
-    for (int k = cut[run]; k < cut[run + 1] && ok; ++k) {
-      ModulePrinter printer(index, options, scratch, into);
-      if (!printer.PrintComputation(index.comps[order[k]])) ok = false;
-      into->push_back('\n');
+    ModulePrinter printer(index, options, scratch, into);
+    for (int k = 0; k < n && ok; ++k) {
+      const size_t lo = first[k], hi = first[k + 1];
+      // A run prints a computation's signature when its first instruction
+      // is the run's (an empty one's: where it would be).
+      const bool signature =
+          (lo >= start && lo < stop) || (lo == total_instrs && stop == lo);
+      const size_t begin = std::max(lo, start), end = std::min(hi, stop);
+      if (!signature && begin >= end) continue;
+      if (!printer.PrintComputation(index.comps[order[k]], begin - lo,
+                                    end == hi ? SIZE_MAX : end - lo)) {
+        ok = false;
+      }
+      if (end == hi) into->push_back('\n');
     }
   };
   std::vector<std::thread> pool;
-  for (size_t run = 1; run + 1 < cut.size(); ++run) {
+  for (int run = 1; run < threads; ++run) {
     pool.emplace_back([&, run] {
-      texts[run].reserve(prefix[cut[run + 1]] - prefix[cut[run]]);
+      texts[run].reserve(kBytesPerLine * total_instrs / threads);
       base::AdviseHugePages(texts[run].data(), texts[run].capacity());
       print(run, &texts[run]);
     });

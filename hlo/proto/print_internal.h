@@ -1,16 +1,19 @@
 // Private to hlo/proto/print*.cc: the value printers (print_values.cc) and
 // the ModulePrinter, whose methods live in print.cc (module, computations,
-// instruction lines, operands) and print_attributes.cc (attributes).
+// instruction lines, operands), print_attributes.cc (attributes) and
+// print_light.cc (plain instructions off the wire).
 //
 // Speed: everything appends to one reserved std::string; each
-// instruction's opcode is classified once (OpKind); an instruction's
-// `shape %name` operand text is formatted once and reused by every user;
-// ids resolve through a per-computation table (dense when the ids are).
+// instruction's opcode is classified once (OpKind); each distinct shape is
+// printed once and every line and operand copies that text; plain
+// instructions skip protobuf's parse; ids resolve through a
+// per-computation table (dense when the ids are).
 #ifndef HLO_LSP_HLO_PROTO_PRINT_INTERNAL_H_
 #define HLO_LSP_HLO_PROTO_PRINT_INTERNAL_H_
 
 #include <charconv>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,6 +21,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "google/protobuf/arena.h"
 #include "hlo/proto/hlo.pb.h"
 #include "hlo/proto/print.h"
@@ -211,9 +216,15 @@ class Scratch {
   // Printed shapes (with layouts) by their ShapeProto wire bytes: a module
   // repeats few shapes over many instructions, and parsing and printing
   // each again was a third of a conversion.
-  absl::flat_hash_map<std::string_view, std::string> shape_texts;
+  // Nodes, so that a printed shape stays where it is.
+  absl::node_hash_map<std::string_view, std::string> shape_texts;
+  // Deferred program shapes known to parse, by their wire bytes.
+  absl::flat_hash_set<std::string_view> sound_program_shapes;
   // An instruction's bytes less its shape, to parse.
   std::string spliced;
+  // The fast path's instruction (DecodeLightInstruction): never holds more
+  // than the fields that reads.
+  Instr light;
 
  private:
   static constexpr size_t kBlockBytes = size_t{256} << 10;
@@ -244,12 +255,19 @@ class ModulePrinter {
 
   void PrintHeader();
   void PrintStackFrames();
-  // False when an instruction does not parse or has no opcode.
-  bool PrintComputation(const CompRef& c);
+  // Instructions [begin, end) of the computation in printing order, with
+  // the signature when `begin` is 0 and the closing brace when `end` is at
+  // or past the last. False when an instruction does not parse or has no
+  // opcode.
+  bool PrintComputation(const CompRef& c, size_t begin = 0,
+                        size_t end = SIZE_MAX);
 
  private:
   // print.cc
   void EnterComputation(const CompRef& c);
+  // `%name (params) -> result {` and its newline; false when a deferred
+  // program shape does not parse.
+  bool PrintSignature(const CompRef& c, int root);
   void AppendComputationName(int64_t id);
   // Positions of the computation's instructions in printing order.
   std::vector<int> ScheduledOrder(const CompRef& c);
@@ -298,20 +316,29 @@ class ModulePrinter {
   std::vector<int> local_dense_;
   int64_t local_min_ = 0;
   absl::flat_hash_map<int64_t, int> local_map_;
-  // Operand text (`f32[2]{0} %name`) of the current computation's
-  // instructions, made on first use (by the line or a user) in
-  // operand_texts_.
-  struct OperandText {
-    size_t offset = 0;
-    size_t size = 0;        // 0: not made yet
-    size_t shape_size = 0;  // the shape alone, for the instruction's line
+  // The printed shape of each of the current computation's instructions,
+  // made on first use (by its line or a user): a deferred one's is
+  // Scratch::shape_texts', a parsed one's (or one whose bytes do not
+  // parse) is kept in own_shapes_. An operand prints as the shape, " %"
+  // and the name.
+  struct ShapeText {
+    const std::string* text = nullptr;  // null: not made yet
+    bool unparsed = false;              // its wire bytes do not parse
   };
-  const OperandText& OperandTextOf(int k, const xla::ShapeProto* shape);
-  std::vector<OperandText> operand_text_;
-  std::string operand_texts_;
+  const ShapeText& ShapeTextAt(int k, const xla::ShapeProto* shape);
+  std::vector<ShapeText> shape_text_;
+  std::deque<std::string> own_shapes_;
   // The current computation's parameters, in stored order.
   std::vector<const InstrRef*> params_;
 };
+
+// print_light.cc: a deferred instruction's fields into `into` (which holds
+// no others) when they are all of the few that plain instructions have:
+// name, opcode, shape (left to the index), parameter number, tuple index,
+// id, dimensions, operands, control predecessors and callees. False when
+// any other field, or anything the full parse should judge, is there.
+bool DecodeLightInstruction(std::string_view bytes, Instr* into,
+                            std::string_view* name, std::string_view* opcode);
 
 // print_index.cc: the module's tables (computations indexed on `threads`
 // threads); computations printed in callee

@@ -30,8 +30,14 @@ struct Field {
 // The varint at `*pos` (at most `max_bytes` long), moving `*pos` past it.
 inline bool ReadVarint(std::string_view bytes, size_t* pos, uint64_t* value,
                        int max_bytes = 10) {
-  uint64_t result = 0;
   size_t p = *pos;
+  // Most tags, lengths and ids are one byte.
+  if (p < bytes.size() && static_cast<uint8_t>(bytes[p]) < 0x80) {
+    *value = static_cast<uint8_t>(bytes[p]);
+    *pos = p + 1;
+    return true;
+  }
+  uint64_t result = 0;
   for (int i = 0; i < max_bytes && p < bytes.size(); ++i) {
     const uint8_t byte = static_cast<uint8_t>(bytes[p++]);
     result |= uint64_t{byte & 0x7fu} << (7 * i);

@@ -147,6 +147,62 @@ TEST(PrintWire, SyntheticModulesOnOneThreadAndMany) {
   }
 }
 
+// One computation holding most of a module (as an entry often does) is
+// cut between the printing threads: each prints a run of its lines, their
+// operands defined on the other's side, the root on the last.
+TEST(PrintWire, OneLargeComputationSplitBetweenThreads) {
+  constexpr int kInstructions = 40000;
+  std::string text =
+      "HloModule long_entry\n\nENTRY %main (a: f32[8], b: f32[8]) -> f32[8] "
+      "{\n  %a = f32[8]{0} parameter(0)\n  %b = f32[8]{0} parameter(1)\n";
+  std::string previous = "%a";
+  for (int k = 0; k < kInstructions; ++k) {
+    const std::string name = "%v" + std::to_string(k);
+    // Every tenth line refers back a long way: across the cut for some.
+    const std::string other =
+        k % 10 == 0 && k >= 20000 ? "%v" + std::to_string(k - 20000) : "%b";
+    text += "  " + name + " = f32[8]{0} " + (k % 3 ? "add" : "multiply") +
+            "(f32[8]{0} " + previous + ", f32[8]{0} " + other + ")\n";
+    previous = name;
+  }
+  text += "  ROOT %out = f32[8]{0} negate(f32[8]{0} " + previous + ")\n}\n";
+  const std::string bytes = PrintWireEncoded(text);
+  ASSERT_GT(bytes.size(), size_t{1} << 20);  // printed on threads
+  EXPECT_TRUE(Deferred(bytes));
+  ExpectSame(bytes, "one large computation");
+}
+
+// Plain instructions print off their wire bytes without a parse; one with
+// another field, a name outside ASCII or a shape that does not parse goes
+// to the parse, which decides as the whole path does.
+TEST(PrintWire, PlainInstructionsAndTheirNeighbours) {
+  const std::string proto = PrintWireEncoded(SyntheticModule(2));
+  xla::HloProto hlo;
+  ASSERT_TRUE(hlo.ParseFromString(proto));
+  auto instruction = [](xla::HloProto& h, int c, int i) {
+    return h.mutable_hlo_module()
+        ->mutable_computations(c)
+        ->mutable_instructions(i);
+  };
+  xla::HloProto utf8 = hlo;
+  instruction(utf8, 1, 2)->set_name("b\xc3\xa9");  // valid UTF-8, not ASCII
+  ExpectSame(utf8.SerializeAsString(), "UTF-8 name");
+  xla::HloProto extra = hlo;
+  instruction(extra, 1, 2)->set_tuple_index(3);
+  instruction(extra, 1, 2)
+      ->add_control_predecessor_ids(instruction(extra, 1, 0)->id());
+  instruction(extra, 1, 3)->set_feature_index(1);  // not a plain field
+  ExpectSame(extra.SerializeAsString(), "plain and other fields");
+  // A shape field whose bytes do not parse (a tag without its value): an
+  // unknown field of the same number, as the message holds no shape.
+  xla::HloProto bad_shape = hlo;
+  xla::HloInstructionProto* plain = instruction(bad_shape, 1, 2);
+  plain->clear_shape();
+  plain->GetReflection()->MutableUnknownFields(plain)->AddLengthDelimited(
+      3, std::string("\x08", 1));
+  ExpectSame(bad_shape.SerializeAsString(), "shape does not parse");
+}
+
 // Large constants fill the printer's scratch arena (renewed after a
 // megabyte) in the middle of a computation: every line after a renewal
 // prints as the whole path prints it.
