@@ -177,15 +177,29 @@ bool WireTypeFits(const FieldDescriptor* field, int wire_type) {
 
 bool PrescreenClean(std::string_view bytes, const Descriptor* descriptor,
                     int depth) {
+  // A repeated field's elements come in a run (a module's thousands of
+  // computations): its lookups, and the count of its sub-messages checked,
+  // carry over from one element to the next.
   absl::flat_hash_map<int, int> visits;  // field -> sub-messages checked
+  const FieldDescriptor* field = nullptr;
+  int run_type = -1;
+  int* run_visits = nullptr;
   wire::Field f;
   for (size_t pos = 0; pos < bytes.size();) {
     if (!wire::ReadField(bytes, &pos, &f)) return false;
-    const FieldDescriptor* field = descriptor->FindFieldByNumber(f.number);
-    if (!field || !WireTypeFits(field, f.type)) return false;
-    if (f.type == wire::kLengthDelimited &&
-        field->type() == FieldDescriptor::TYPE_MESSAGE && depth > 0 &&
-        visits[field->number()]++ < 2 &&
+    if (!field || static_cast<uint32_t>(field->number()) != f.number ||
+        run_type != f.type) {
+      field = descriptor->FindFieldByNumber(f.number);
+      if (!field || !WireTypeFits(field, f.type)) return false;
+      run_type = f.type;
+      run_visits = nullptr;
+    }
+    if (f.type != wire::kLengthDelimited ||
+        field->type() != FieldDescriptor::TYPE_MESSAGE || depth == 0) {
+      continue;
+    }
+    if (!run_visits) run_visits = &visits[field->number()];
+    if ((*run_visits)++ < 2 &&
         !PrescreenClean(f.data, field->message_type(), depth - 1)) {
       return false;
     }

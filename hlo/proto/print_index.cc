@@ -2,8 +2,10 @@
 // number, shape and callees, from the parsed message or read off
 // its wire bytes (a deferred decode: only these few fields are looked at,
 // the line parses the rest), and the computations' printing order.
+#include <algorithm>
 #include <atomic>
 #include <climits>
+#include <new>
 #include <thread>
 
 #include "hlo/proto/callee_order.h"
@@ -65,7 +67,6 @@ bool ScanInstruction(std::string_view bytes, InstrRef* ref,
 }
 
 void IndexMessages(const xla::HloComputationProto& c, CompRef* comp) {
-  comp->instrs.resize(c.instructions_size());
   for (int k = 0; k < c.instructions_size(); ++k) {
     const Instr& i = c.instructions(k);
     InstrRef& ref = comp->instrs[k];
@@ -87,9 +88,28 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   index->module = &module;
   const int n = module.computations_size();
   index->comps.resize(n);
+  size_t total = 0;
   for (int k = 0; k < n; ++k) {
     index->computations.try_emplace(module.computations(k).id(), k);
     index->comps[k].message = &module.computations(k);
+    total +=
+        wire ? (*wire)[k].size() : module.computations(k).instructions_size();
+  }
+  // At least a mapping's worth once past a few hundred KB, so that it maps
+  // (and may take huge pages).
+  size_t bytes = total * sizeof(InstrRef);
+  if (bytes >= (size_t{256} << 10)) {
+    bytes = std::max(bytes, base::LargeBuffer::kMapFrom);
+  }
+  index->instr_storage = base::LargeBuffer::Allocate(bytes);
+  if (index->instr_storage.data() == nullptr) return false;
+  InstrRef* next_ref = reinterpret_cast<InstrRef*>(index->instr_storage.data());
+  for (int k = 0; k < n; ++k) {
+    const size_t count =
+        wire ? (*wire)[k].size() : module.computations(k).instructions_size();
+    for (size_t i = 0; i < count; ++i) new (next_ref + i) InstrRef();
+    index->comps[k].instrs = absl::MakeSpan(next_ref, count);
+    next_ref += count;
   }
   // Computations are indexed independently: on `threads` threads.
   std::atomic<int> next{0};
@@ -102,15 +122,12 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
         continue;
       }
       const std::vector<std::string_view>& instrs = (*wire)[k];
-      comp.instrs.reserve(instrs.size());
-      for (std::string_view bytes : instrs) {
-        InstrRef ref;
-        if (bytes.size() > static_cast<size_t>(INT_MAX) ||
-            !ScanInstruction(bytes, &ref, &comp.called)) {
+      for (size_t i = 0; i < instrs.size(); ++i) {
+        if (instrs[i].size() > static_cast<size_t>(INT_MAX) ||
+            !ScanInstruction(instrs[i], &comp.instrs[i], &comp.called)) {
           ok = false;
           break;
         }
-        comp.instrs.push_back(ref);
       }
     }
   };

@@ -23,6 +23,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/types/span.h"
+#include "base/large_buffer.h"
 #include "google/protobuf/arena.h"
 #include "hlo/proto/hlo.pb.h"
 #include "hlo/proto/print.h"
@@ -157,7 +159,7 @@ struct InstrRef {
 static_assert(sizeof(InstrRef) <= 48);
 struct CompRef {
   const xla::HloComputationProto* message = nullptr;
-  std::vector<InstrRef> instrs;
+  absl::Span<InstrRef> instrs;  // in ModuleIndex::instr_storage
   // called_computation_ids, all instructions', in order: all that the
   // computation order needs.
   std::vector<int64_t> called;
@@ -171,6 +173,9 @@ struct ModuleIndex {
   const xla::HloModuleProto* module = nullptr;
   int instruction_depth = 0;  // message nesting above a deferred instruction
   std::vector<CompRef> comps;
+  // All computations' InstrRefs: one block, in huge pages when large (a
+  // vector each cost a page fault per 4 KB on first touch).
+  base::LargeBuffer instr_storage;
   const CompRef* entry = nullptr;
   // Computation id -> position in the module.
   absl::flat_hash_map<int64_t, int> computations;
