@@ -27,6 +27,16 @@ struct Findings {
   }
 };
 
+// Whether any attribute in the file has this key: a rule for a rare one
+// (result_accuracy, origin) skips a file without it at the cost of one
+// pass over the attributes, not a lookup per instruction.
+inline bool AnyAttributeNamed(const ParsedFile& file, std::string_view key) {
+  for (const Attribute& a : file.attributes) {
+    if (a.key.size() == key.size() && file.Text(a.key) == key) return true;
+  }
+  return false;
+}
+
 // Where a related location points at an instruction: its name, or the
 // whole of a nameless nested one.
 inline Span NameOrSpan(const Instruction& inst) {

@@ -86,6 +86,7 @@ std::string IndexList(const std::vector<Index>& indices) {
 
 void CheckOriginalValues(const Findings& f) {
   const ParsedFile& file = f.file;
+  if (!AnyAttributeNamed(file, "origin")) return;
   for (const Instruction& inst : file.instructions) {
     const Attribute* origin = file.FindAttribute(inst, "origin");
     if (origin == nullptr) continue;

@@ -108,6 +108,7 @@ class AccuracyReader {
 }  // namespace
 
 void CheckResultAccuracy(const Findings& f) {
+  if (!AnyAttributeNamed(f.file, "result_accuracy")) return;
   for (const Instruction& inst : f.file.instructions) {
     const Attribute* a = f.file.FindAttribute(inst, "result_accuracy");
     if (a == nullptr) continue;
