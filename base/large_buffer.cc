@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <new>
 #include <utility>
 
@@ -35,6 +36,16 @@ void AdviseHugePages(void* data, size_t size) {
   if (first < last) {
     ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
   }
+}
+
+void AdviseThreadHeapHugePages() {
+  constexpr uintptr_t kArenaHeapBytes = uintptr_t{64} << 20;
+  void* probe = std::malloc(64);
+  if (probe == nullptr) return;
+  const uintptr_t heap =
+      reinterpret_cast<uintptr_t>(probe) & ~(kArenaHeapBytes - 1);
+  std::free(probe);
+  ::madvise(reinterpret_cast<void*>(heap), kArenaHeapBytes, MADV_HUGEPAGE);
 }
 
 LargeBuffer::LargeBuffer(LargeBuffer&& other) noexcept {

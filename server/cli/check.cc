@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/large_buffer.h"
 #include "hlo/parser.h"
 #include "hlo/verify.h"
 #include "index/dump_name.h"
@@ -180,6 +181,8 @@ class ParallelChecker {
 
  private:
   void Work() {
+    // The first files would fault in the thread's heap 4 KB at a time.
+    hlo::base::AdviseThreadHeapHugePages();
     for (;;) {
       size_t i = next_.fetch_add(1);
       if (i >= paths_.size()) return;

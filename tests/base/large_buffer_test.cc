@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "gtest/gtest.h"
@@ -74,6 +76,24 @@ TEST(LargeBufferTest, AdvisesHugePagesForAStringsReserve) {
   char small[100] = {};
   AdviseHugePages(small, sizeof(small));
   AdviseHugePages(nullptr, 0);
+}
+
+// A worker thread's malloc arena: advised, its small blocks sit in memory
+// that takes huge pages.
+TEST(LargeBufferTest, AdvisesAThreadsHeapForHugePages) {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    GTEST_SKIP() << "no transparent huge pages";
+  }
+  std::string flags;
+  std::thread worker([&] {
+    AdviseThreadHeapHugePages();
+    void* block = std::malloc(4096);
+    ASSERT_NE(block, nullptr);
+    flags = VmFlagsAt(reinterpret_cast<uintptr_t>(block));
+    std::free(block);
+  });
+  worker.join();
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
 }
 
 }  // namespace
