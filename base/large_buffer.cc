@@ -38,6 +38,21 @@ void AdviseHugePages(void* data, size_t size) {
   }
 }
 
+void PrefaultForWrite(void* data, size_t size) {
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t page = 4096;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data) / page * page;
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(data) + size + page - 1) / page * page;
+  if (data != nullptr && begin < end) {
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  }
+#else
+  (void)data;
+  (void)size;
+#endif
+}
+
 void AdviseThreadHeapHugePages() {
   constexpr uintptr_t kArenaHeapBytes = uintptr_t{64} << 20;
   void* probe = std::malloc(64);

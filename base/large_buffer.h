@@ -41,6 +41,12 @@ class LargeBuffer {
 // for a buffer another owner allocated. Advice only; may be refused.
 void AdviseHugePages(void* data, size_t size);
 
+// Maps [data, data + size) in now, writable, in one call (Linux 5.14's
+// MADV_POPULATE_WRITE): for a buffer about to be written through, cheaper
+// than a fault per 4 KB page (the head and tail of a reserve that huge
+// pages do not cover). Advice only: an older kernel refuses it.
+void PrefaultForWrite(void* data, size_t size);
+
 // Advises huge pages for the calling thread's malloc heap. glibc gives each
 // thread past the first its own arena, reserved as a 64 MB region aligned
 // to its size, and a worker that parses file after file faults it in 4 KB

@@ -8,8 +8,9 @@
 # and in total, convert (decode + print), decode, print and memcpy of the
 # same number of bytes, in MB/s of text (CPU time; medians of 3 runs).
 # Then, side by side: `hlo-lsp convert X.pb` against `hlo-lsp check` of the
-# text it prints (wall time, medians of 5) for the largest corpus module and
-# the 50 MB one; the goal is a ratio (convert / check) of at most 1.0.
+# text it prints, and against `check --no-verify` (the parse alone), wall
+# time, medians of 5, for the largest corpus module and the 50 MB one; the
+# goal is a ratio (convert / parse) of at most 1.0.
 # With HLO_LSP_PROTO_BENCH_BASE=OLD_HLO_LSP, that binary's convert of the
 # same file is timed too, right after, against the same check time (a
 # before/after on a busy machine).
@@ -48,11 +49,14 @@ for f in "$(head -n 1 "$work/largest.list")" "$large"; do
   text_bytes=$(stat -c %s "$work/x.txt")
   convert_us=$(median "$hlo" convert "$work/x.pb" -o -)
   check_us=$(median "$hlo" check "$work/x.txt")
+  parse_us=$(median "$hlo" check --no-verify "$work/x.txt")
   awk -v name="$(basename "$f")" -v b="$text_bytes" -v c="$convert_us" \
-      -v k="$check_us" 'BEGIN {
+      -v k="$check_us" -v p="$parse_us" 'BEGIN {
     printf "%-44s %6.1f MB text: convert %8.1f ms (%6.1f MB/s), " \
-           "check %8.1f ms (%6.1f MB/s), ratio %.2f\n",
-           name, b / 1e6, c / 1e3, b / c, k / 1e3, b / k, c / k }'
+           "check %8.1f ms (%6.1f MB/s), ratio %.2f; " \
+           "check --no-verify %8.1f ms, ratio %.2f\n",
+           name, b / 1e6, c / 1e3, b / c, k / 1e3, b / k, c / k,
+           p / 1e3, c / p }'
   if [ -n "${HLO_LSP_PROTO_BENCH_BASE:-}" ]; then
     base_us=$(median "$HLO_LSP_PROTO_BENCH_BASE" convert "$work/x.pb" -o -)
     awk -v c="$base_us" -v k="$check_us" 'BEGIN {

@@ -178,7 +178,10 @@ bool ModulePrinter::PrintSignature(const CompRef& comp, int root) {
     // computations often repeat one.
     for (std::string_view bytes : *comp.program_shapes) {
       if (scratch_.sound_program_shapes.contains(bytes)) continue;
-      if (!ParseDeferred(bytes, scratch_.ProgramShape())) return false;
+      if (!SurelyParsesAsProgramShape(bytes) &&
+          !ParseDeferred(bytes, scratch_.ProgramShape())) {
+        return false;
+      }
       scratch_.sound_program_shapes.insert(bytes);
     }
   }
@@ -514,6 +517,8 @@ bool PrintModule(const xla::HloModuleProto& module,
   out->reserve(out->size() + kBytesPerLine * total_instrs);
   base::AdviseHugePages(out->data() + out->size(),
                         out->capacity() - out->size());
+  base::PrefaultForWrite(out->data() + out->size(),
+                         out->capacity() - out->size());
   // Runs of equally many instructions, cut inside a computation where need
   // be (an entry computation often holds most of a module): the first
   // prints straight into `out` on this thread, the others into their own
@@ -545,6 +550,7 @@ bool PrintModule(const xla::HloModuleProto& module,
     pool.emplace_back([&, run] {
       texts[run].reserve(kBytesPerLine * total_instrs / threads);
       base::AdviseHugePages(texts[run].data(), texts[run].capacity());
+      base::PrefaultForWrite(texts[run].data(), texts[run].capacity());
       print(run, &texts[run]);
     });
   }

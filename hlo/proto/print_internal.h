@@ -345,6 +345,11 @@ class ModulePrinter {
 bool DecodeLightInstruction(std::string_view bytes, Instr* into,
                             std::string_view* name, std::string_view* opcode);
 
+// print_light.cc: whether protobuf's parse of these ProgramShapeProto bytes
+// surely succeeds (every field known and well formed, names ASCII); false
+// is no verdict.
+bool SurelyParsesAsProgramShape(std::string_view bytes);
+
 // print_index.cc: the module's tables (computations indexed on `threads`
 // threads); computations printed in callee
 // order (post_order, positions in index.comps).

@@ -46,7 +46,105 @@ bool AddInts(const wire::Field& field, RepeatedField<int64_t>* into) {
   return true;
 }
 
+// A varint protobuf's parser surely reads: at most ten bytes, the tenth
+// holding only the 64th bit.
+bool SoundVarint(std::string_view bytes, size_t* pos) {
+  const size_t start = *pos;
+  uint64_t value = 0;
+  if (!wire::ReadVarint(bytes, pos, &value)) return false;
+  return *pos - start < 10 || static_cast<uint8_t>(bytes[*pos - 1]) <= 1;
+}
+
+// A scalar of a varint type: one value, or a packed run of them.
+bool SoundVarints(std::string_view bytes, size_t at, const wire::Field& f) {
+  if (f.type == wire::kVarint) {
+    size_t pos = at;
+    uint64_t tag = 0;
+    wire::ReadVarint(bytes, &pos, &tag);  // read before; cannot fail
+    return SoundVarint(bytes, &pos);
+  }
+  if (f.type != wire::kLengthDelimited) return false;
+  for (size_t pos = 0; pos < f.data.size();) {
+    if (!SoundVarint(f.data, &pos)) return false;
+  }
+  return true;
+}
+
+enum class WireMessage { kProgramShape, kShape, kLayout, kTile };
+
+// Whether protobuf surely parses `bytes` as the message: every field one
+// of the schema's, of its declared wire type, sub-messages alike, strings
+// ASCII. False is no verdict: the parse then decides.
+bool SurelyParses(std::string_view bytes, WireMessage message, int depth) {
+  if (depth > 32) return false;
+  wire::Field f;
+  for (size_t pos = 0; pos < bytes.size();) {
+    const size_t at = pos;
+    if (!wire::ReadField(bytes, &pos, &f)) return false;
+    const bool delimited = f.type == wire::kLengthDelimited;
+    bool sound = false;
+    switch (message) {
+      case WireMessage::kProgramShape:
+        if (f.number == 1 || f.number == 2) {  // parameters, result
+          sound =
+              delimited && SurelyParses(f.data, WireMessage::kShape, depth + 1);
+        } else if (f.number == 3) {  // parameter_names
+          sound = delimited && IsAscii(f.data);
+        }
+        break;
+      case WireMessage::kShape:
+        if (f.number == 2) {  // element_type
+          sound = f.type == wire::kVarint && SoundVarints(bytes, at, f);
+        } else if (f.number == 3 || f.number == 6) {  // dims, dynamic
+          sound = SoundVarints(bytes, at, f);
+        } else if (f.number == 4) {  // tuple_shapes
+          sound =
+              delimited && SurelyParses(f.data, WireMessage::kShape, depth + 1);
+        } else if (f.number == 5) {  // layout
+          sound = delimited &&
+                  SurelyParses(f.data, WireMessage::kLayout, depth + 1);
+        }
+        break;
+      case WireMessage::kLayout:
+        switch (f.number) {
+          case 1:   // minor_to_major
+          case 9:   // dim_level_types
+          case 13:  // dim_unique
+          case 14:  // dim_ordered
+            sound = SoundVarints(bytes, at, f);
+            break;
+          case 7:   // element_size_in_bits
+          case 8:   // memory_space
+          case 11:  // index_primitive_type
+          case 12:  // pointer_primitive_type
+          case 15:  // dynamic_shape_metadata_prefix_bytes
+          case 16:  // tail_padding_alignment_in_elements
+            sound = f.type == wire::kVarint && SoundVarints(bytes, at, f);
+            break;
+          case 6:  // tiles
+            sound = delimited &&
+                    SurelyParses(f.data, WireMessage::kTile, depth + 1);
+            break;
+          case 10:  // physical_shape
+            sound = delimited &&
+                    SurelyParses(f.data, WireMessage::kShape, depth + 1);
+            break;
+        }
+        break;
+      case WireMessage::kTile:
+        sound = f.number == 1 && SoundVarints(bytes, at, f);  // dimensions
+        break;
+    }
+    if (!sound) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool SurelyParsesAsProgramShape(std::string_view bytes) {
+  return SurelyParses(bytes, WireMessage::kProgramShape, 0);
+}
 
 bool DecodeLightInstruction(std::string_view bytes, Instr* into,
                             std::string_view* name, std::string_view* opcode) {

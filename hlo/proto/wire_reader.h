@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/base/attributes.h"
+
 namespace hlo::proto::wire {
 
 inline constexpr int kVarint = 0;
@@ -28,8 +30,10 @@ struct Field {
 };
 
 // The varint at `*pos` (at most `max_bytes` long), moving `*pos` past it.
-inline bool ReadVarint(std::string_view bytes, size_t* pos, uint64_t* value,
-                       int max_bytes = 10) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool ReadVarint(std::string_view bytes,
+                                                    size_t* pos,
+                                                    uint64_t* value,
+                                                    int max_bytes = 10) {
   size_t p = *pos;
   // Most tags, lengths and ids are one byte.
   if (p < bytes.size() && static_cast<uint8_t>(bytes[p]) < 0x80) {
@@ -53,7 +57,9 @@ inline bool ReadVarint(std::string_view bytes, size_t* pos, uint64_t* value,
 // The field at `*pos`, moving `*pos` past it. False when there is no sound
 // one there: truncated, field number 0, a tag longer than protobuf's parser
 // reads (5 bytes), a group or an invalid wire type.
-inline bool ReadField(std::string_view bytes, size_t* pos, Field* field) {
+// Inlined: the loops over a module's fields call it millions of times.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool ReadField(std::string_view bytes,
+                                                   size_t* pos, Field* field) {
   uint64_t tag = 0;
   if (!ReadVarint(bytes, pos, &tag, 5) || tag > UINT32_MAX) return false;
   field->number = static_cast<uint32_t>(tag >> 3);

@@ -78,6 +78,19 @@ TEST(LargeBufferTest, AdvisesHugePagesForAStringsReserve) {
   AdviseHugePages(nullptr, 0);
 }
 
+// Prefaulting keeps what is there and leaves the memory writable; a null
+// or empty range is no call at all.
+TEST(LargeBufferTest, PrefaultForWriteKeepsContents) {
+  std::string text = "kept";
+  text.reserve(size_t{3} << 20);
+  PrefaultForWrite(text.data(), text.capacity());
+  EXPECT_EQ(text, "kept");
+  text.append(size_t{3} << 20, 'y');
+  EXPECT_EQ(text.substr(0, 5), "kepty");
+  PrefaultForWrite(nullptr, 0);
+  PrefaultForWrite(text.data(), 0);
+}
+
 // A worker thread's malloc arena: advised, its small blocks sit in memory
 // that takes huge pages.
 TEST(LargeBufferTest, AdvisesAThreadsHeapForHugePages) {

@@ -203,6 +203,43 @@ TEST(PrintWire, PlainInstructionsAndTheirNeighbours) {
   ExpectSame(bad_shape.SerializeAsString(), "shape does not parse");
 }
 
+// A computation's program shape is only judged (the signature prints from
+// the instructions): read off the wire when it surely parses, else parsed,
+// and either way the same verdict as the whole path's.
+TEST(PrintWire, ProgramShapesJudgedAsTheWholePathDoes) {
+  const std::string proto = PrintWireEncoded(SyntheticModule(2));
+  xla::HloProto hlo;
+  ASSERT_TRUE(hlo.ParseFromString(proto));
+  auto program_shape = [](xla::HloProto& h) {
+    return h.mutable_hlo_module()
+        ->mutable_computations(1)
+        ->mutable_program_shape();
+  };
+  xla::HloProto tiled = hlo;
+  xla::LayoutProto* layout =
+      program_shape(tiled)->mutable_result()->mutable_layout();
+  layout->add_minor_to_major(0);
+  layout->add_tiles()->add_dimensions(128);
+  layout->set_memory_space(5);
+  program_shape(tiled)->add_parameter_names("n\xc3\xa9");  // UTF-8
+  ExpectSame(tiled.SerializeAsString(), "layout, tiles, UTF-8 name");
+  // Fields the wire reader leaves to the parse: one the schema lacks, one
+  // of another wire type than declared (protobuf keeps both as unknown).
+  xla::HloProto unknown = hlo;
+  auto* fields = program_shape(unknown)->GetReflection()->MutableUnknownFields(
+      program_shape(unknown));
+  fields->AddVarint(9, 1);
+  fields->AddVarint(1, 7);
+  ExpectSame(unknown.SerializeAsString(), "unknown fields");
+  // A parameter whose dimensions end inside a varint: the parse refuses.
+  xla::HloProto broken = hlo;
+  program_shape(broken)
+      ->GetReflection()
+      ->MutableUnknownFields(program_shape(broken))
+      ->AddLengthDelimited(1, std::string("\x1a\x02\x80\x80", 4));
+  ExpectSame(broken.SerializeAsString(), "truncated packed dimensions");
+}
+
 // Large constants fill the printer's scratch arena (renewed after a
 // megabyte) in the middle of a computation: every line after a renewal
 // prints as the whole path prints it.
