@@ -13,6 +13,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "base/large_buffer.h"
 #include "base/strings.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -256,19 +257,66 @@ void Extract(ProtoKind kind, Message& message, DecodedProto* out) {
   }
 }
 
+const google::protobuf::Descriptor* DescriptorOf(ProtoKind kind) {
+  switch (kind) {
+    case ProtoKind::kHloSnapshot:
+      return xla::HloSnapshot::descriptor();
+    case ProtoKind::kHloUnoptimizedSnapshot:
+    case ProtoKind::kChunkedHloUnoptimizedSnapshot:
+      return xla::HloUnoptimizedSnapshot::descriptor();
+    case ProtoKind::kHloProto:
+      return xla::HloProto::descriptor();
+    case ProtoKind::kHloModuleProto:
+      return xla::HloModuleProto::descriptor();
+    case ProtoKind::kRunHloModuleIterationLiterals:
+      return xla::RunHloModuleIterationLiterals::descriptor();
+  }
+  return nullptr;
+}
+
+// An arena for the hollow module's messages. A module's signature alone
+// can hold thousands of shapes, and protobuf's blocks of at most 8 KB,
+// each a malloc, were faulted in 4 KB at a time: a large hollow gets a
+// first block in huge pages sized for it (only what is used is touched).
+struct MessageArena {
+  base::LargeBuffer block;
+  google::protobuf::Arena arena;
+
+  explicit MessageArena(base::LargeBuffer first)
+      : block(std::move(first)), arena([this] {
+          google::protobuf::ArenaOptions options;
+          options.initial_block = block.data();
+          options.initial_block_size = block.size();
+          return options;
+        }()) {}
+
+  static std::shared_ptr<MessageArena> For(size_t hollow_bytes) {
+    constexpr size_t kLargeHollow = size_t{64} << 10;
+    base::LargeBuffer first;
+    if (hollow_bytes >= kLargeHollow) {
+      // Messages take a few times their wire size.
+      first = base::LargeBuffer::Allocate(
+          std::max(4 * hollow_bytes, base::LargeBuffer::kMapFrom));
+    }
+    return std::make_shared<MessageArena>(std::move(first));
+  }
+};
+
 // The fast path's parse with the instructions left as wire bytes; nullopt
 // when hollowing fails or the hollow message is not a plausible `kind` (the
 // whole parse then decides).
 std::optional<DecodedProto> DecodeDeferred(std::string_view bytes,
                                            ProtoKind kind) {
   if (kind == ProtoKind::kRunHloModuleIterationLiterals) return std::nullopt;
-  auto arena = std::make_shared<google::protobuf::Arena>();
-  Message* message = NewMessage(kind, arena.get());
   std::string hollow;
   DecodedProto out;
-  if (!decode_internal::HollowInstructions(bytes, message->GetDescriptor(),
-                                           &hollow, &out) ||
-      !ParseExactly(hollow, message) || !IsPlausible(kind, *message)) {
+  if (!decode_internal::HollowInstructions(bytes, DescriptorOf(kind), &hollow,
+                                           &out)) {
+    return std::nullopt;
+  }
+  auto arena = MessageArena::For(hollow.size());
+  Message* message = NewMessage(kind, &arena->arena);
+  if (!ParseExactly(hollow, message) || !IsPlausible(kind, *message)) {
     return std::nullopt;
   }
   out.kind = kind;

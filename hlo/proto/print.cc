@@ -200,12 +200,11 @@ bool ModulePrinter::PrintSignature(const CompRef& comp, int root) {
     out_.append(params[p]->name());
     out_.append(": ");
     out_.append(
-        *ShapeTextAt(static_cast<int>(params[p] - comp.instrs.data()), nullptr)
-             .text);
+        ShapeTextAt(static_cast<int>(params[p] - comp.instrs.data()), nullptr));
   }
   out_.append(") -> ");
   if (root >= 0) {
-    out_.append(*ShapeTextAt(root, nullptr).text);
+    out_.append(ShapeTextAt(root, nullptr));
   } else {
     out_.append("()");
   }
@@ -274,16 +273,21 @@ const xla::ShapeProto& ModulePrinter::ShapeOf(const InstrRef& ref) {
   return scratch_.shape;
 }
 
-const std::string* ModulePrinter::ShapeTextOf(const InstrRef& ref) {
+const TextRef* ModulePrinter::ShapeTextOf(const InstrRef& ref) {
   auto [it, inserted] = scratch_.shape_texts.try_emplace(ref.shape_bytes());
   if (inserted) {
     const std::string_view bytes = ref.shape_bytes();
-    if (!scratch_.shape.ParseFromArray(bytes.data(),
+    std::string& arena = scratch_.shape_arena;
+    if (arena.size() > UINT32_MAX / 2 ||
+        !scratch_.shape.ParseFromArray(bytes.data(),
                                        static_cast<int>(bytes.size()))) {
       scratch_.shape_texts.erase(it);
       return nullptr;
     }
-    AppendShape(scratch_.shape, true, &it->second);
+    const size_t offset = arena.size();
+    AppendShape(scratch_.shape, true, &arena);
+    it->second = TextRef{static_cast<uint32_t>(offset),
+                         static_cast<uint32_t>(arena.size() - offset)};
   }
   return &it->second;
 }
@@ -292,10 +296,9 @@ void ModulePrinter::AppendOperand(int64_t id) {
   const int k = FindLocal(id);
   if (k == kNoInstruction) {
     if (const InstrRef* operand = Find(id)) {
-      const std::string* shape =
-          operand->parsed ? nullptr : ShapeTextOf(*operand);
+      const TextRef* shape = operand->parsed ? nullptr : ShapeTextOf(*operand);
       if (shape != nullptr) {
-        out_.append(*shape);
+        out_.append(ArenaText(*shape));
       } else {
         AppendShape(ShapeOf(*operand), true, &out_);
       }
@@ -307,27 +310,39 @@ void ModulePrinter::AppendOperand(int64_t id) {
     }
     return;
   }
-  const ShapeText& shape = ShapeTextAt(k, nullptr);
-  out_.append(*shape.text);
+  out_.append(ShapeTextAt(k, nullptr));
   out_.append(" %");
   out_.append(current_->instrs[k].name());
 }
 
 // `shape`: the instruction's, when the caller has it parsed.
-const ModulePrinter::ShapeText& ModulePrinter::ShapeTextAt(
-    int k, const xla::ShapeProto* shape) {
+std::string_view ModulePrinter::ShapeTextAt(int k, const xla::ShapeProto* shape,
+                                            bool* unparsed) {
   ShapeText& text = shape_text_[k];
-  if (text.text == nullptr) {
+  if ((text.size_and_flags & ShapeText::kMade) == 0) {
     const InstrRef& ref = current_->instrs[k];
-    if (!shape && !ref.parsed) text.text = ShapeTextOf(ref);
-    if (text.text == nullptr) {
-      text.unparsed = !shape && !ref.parsed;
-      std::string& own = own_shapes_.emplace_back();
-      AppendShape(shape ? *shape : ShapeOf(ref), true, &own);
-      text.text = &own;
+    const TextRef* printed = !shape && !ref.parsed ? ShapeTextOf(ref) : nullptr;
+    if (printed != nullptr && printed->size <= ShapeText::kSizeMask) {
+      text.offset = printed->offset;
+      text.size_and_flags = printed->size | ShapeText::kMade;
+    } else {
+      const size_t offset = own_shapes_.size();
+      AppendShape(shape ? *shape : ShapeOf(ref), true, &own_shapes_);
+      text.offset = static_cast<uint32_t>(offset);
+      text.size_and_flags =
+          static_cast<uint32_t>(std::min<size_t>(own_shapes_.size() - offset,
+                                                 ShapeText::kSizeMask)) |
+          ShapeText::kMade | ShapeText::kOwn |
+          (!shape && !ref.parsed && printed == nullptr ? ShapeText::kUnparsed
+                                                       : 0);
     }
   }
-  return text;
+  if (unparsed != nullptr) *unparsed = text.unparsed();
+  const uint32_t size = text.size_and_flags & ShapeText::kSizeMask;
+  if (text.size_and_flags & ShapeText::kOwn) {
+    return std::string_view(own_shapes_).substr(text.offset, size);
+  }
+  return std::string_view(scratch_.shape_arena).substr(text.offset, size);
 }
 
 void ModulePrinter::AppendFrontendAttributes(
@@ -371,10 +386,12 @@ bool ModulePrinter::PrintInstruction(int k, bool is_root) {
   out_.append(name);
   out_.append(" = ");
   // The shape as its users will print it: formatted once for both.
-  const ShapeText& shape = ShapeTextAt(k, ref.parsed ? &in.shape() : nullptr);
+  bool unparsed = false;
+  const std::string_view shape =
+      ShapeTextAt(k, ref.parsed ? &in.shape() : nullptr, &unparsed);
   // A shape that does not parse fails the instruction's parse.
-  if (parsed == &scratch_.light && shape.unparsed) return false;
-  out_.append(*shape.text);
+  if (parsed == &scratch_.light && unparsed) return false;
+  out_.append(shape);
   out_.push_back(' ');
   out_.append(opcode);
   out_.push_back('(');

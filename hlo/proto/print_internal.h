@@ -13,7 +13,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,7 +21,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/types/span.h"
 #include "base/large_buffer.h"
 #include "google/protobuf/arena.h"
@@ -185,6 +183,13 @@ struct ModuleIndex {
   std::once_flag global_once;
 };
 
+// A text in one of the printer's arenas (Scratch::shape_arena or the
+// computation's own): where it starts and how long it is.
+struct TextRef {
+  uint32_t offset = 0;
+  uint32_t size = 0;
+};
+
 // Reused between the computations a thread prints. The instruction is
 // parsed into a message on an arena: a heap message's Clear() deletes its
 // sub-messages (shape, metadata, ...) and the parse allocates them again, a
@@ -220,9 +225,11 @@ class Scratch {
   xla::ShapeProto shape;
   // Printed shapes (with layouts) by their ShapeProto wire bytes: a module
   // repeats few shapes over many instructions, and parsing and printing
-  // each again was a third of a conversion.
-  // Nodes, so that a printed shape stays where it is.
-  absl::node_hash_map<std::string_view, std::string> shape_texts;
+  // each again was a third of a conversion. The texts lie end to end in
+  // shape_arena (an offset and a size each: the arena may move); a
+  // malloc per text was a page fault per few dozen.
+  absl::flat_hash_map<std::string_view, TextRef> shape_texts;
+  std::string shape_arena;
   // Deferred program shapes known to parse, by their wire bytes.
   absl::flat_hash_set<std::string_view> sound_program_shapes;
   // An instruction's bytes less its shape, to parse.
@@ -284,7 +291,7 @@ class ModulePrinter {
   const xla::ShapeProto& ShapeOf(const InstrRef& ref);
   // A deferred instruction's shape as printed, from its wire bytes (made
   // once per distinct shape); nullptr when they do not parse.
-  const std::string* ShapeTextOf(const InstrRef& ref);
+  const TextRef* ShapeTextOf(const InstrRef& ref);
   int ElementTypeOf(const InstrRef& ref) { return ShapeOf(ref).element_type(); }
   void AppendOperand(int64_t id);
   void AppendFrontendAttributes(const xla::FrontendAttributes& attributes);
@@ -322,17 +329,29 @@ class ModulePrinter {
   int64_t local_min_ = 0;
   absl::flat_hash_map<int64_t, int> local_map_;
   // The printed shape of each of the current computation's instructions,
-  // made on first use (by its line or a user): a deferred one's is
-  // Scratch::shape_texts', a parsed one's (or one whose bytes do not
-  // parse) is kept in own_shapes_. An operand prints as the shape, " %"
-  // and the name.
+  // made on first use (by its line or a user): a deferred one's is in
+  // Scratch::shape_arena, a parsed one's (or one whose bytes do not parse)
+  // in own_shapes_, the computation's own. Eight bytes each: a large
+  // computation's table is touched by every printing thread. An operand
+  // prints as the shape, " %" and the name.
   struct ShapeText {
-    const std::string* text = nullptr;  // null: not made yet
-    bool unparsed = false;              // its wire bytes do not parse
+    static constexpr uint32_t kMade = 1u << 31;      // else not made yet
+    static constexpr uint32_t kOwn = 1u << 30;       // in own_shapes_
+    static constexpr uint32_t kUnparsed = 1u << 29;  // bytes do not parse
+    static constexpr uint32_t kSizeMask = kUnparsed - 1;
+    uint32_t offset = 0;
+    uint32_t size_and_flags = 0;
+    bool unparsed() const { return (size_and_flags & kUnparsed) != 0; }
   };
-  const ShapeText& ShapeTextAt(int k, const xla::ShapeProto* shape);
+  // The text of instruction k's shape, made when first asked for;
+  // `unparsed` (optional) says whether its wire bytes do not parse.
+  std::string_view ShapeTextAt(int k, const xla::ShapeProto* shape,
+                               bool* unparsed = nullptr);
+  std::string_view ArenaText(TextRef ref) const {
+    return std::string_view(scratch_.shape_arena).substr(ref.offset, ref.size);
+  }
   std::vector<ShapeText> shape_text_;
-  std::deque<std::string> own_shapes_;
+  std::string own_shapes_;
   // The current computation's parameters, in stored order.
   std::vector<const InstrRef*> params_;
 };
