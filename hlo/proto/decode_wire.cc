@@ -182,22 +182,23 @@ bool PrescreenClean(std::string_view bytes, const Descriptor* descriptor,
   // carry over from one element to the next.
   absl::flat_hash_map<int, int> visits;  // field -> sub-messages checked
   const FieldDescriptor* field = nullptr;
+  uint32_t run_number = 0;
   int run_type = -1;
+  bool run_message = false;  // a sub-message to look into
   int* run_visits = nullptr;
   wire::Field f;
   for (size_t pos = 0; pos < bytes.size();) {
     if (!wire::ReadField(bytes, &pos, &f)) return false;
-    if (!field || static_cast<uint32_t>(field->number()) != f.number ||
-        run_type != f.type) {
+    if (!field || run_number != f.number || run_type != f.type) {
       field = descriptor->FindFieldByNumber(f.number);
       if (!field || !WireTypeFits(field, f.type)) return false;
+      run_number = f.number;
       run_type = f.type;
+      run_message = f.type == wire::kLengthDelimited &&
+                    field->type() == FieldDescriptor::TYPE_MESSAGE && depth > 0;
       run_visits = nullptr;
     }
-    if (f.type != wire::kLengthDelimited ||
-        field->type() != FieldDescriptor::TYPE_MESSAGE || depth == 0) {
-      continue;
-    }
+    if (!run_message) continue;
     if (!run_visits) run_visits = &visits[field->number()];
     if ((*run_visits)++ < 2 &&
         !PrescreenClean(f.data, field->message_type(), depth - 1)) {
