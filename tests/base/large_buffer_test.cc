@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "tests/sanitizers.h"
 
 namespace hlo::base {
 namespace {
@@ -96,6 +97,9 @@ TEST(LargeBufferTest, PrefaultForWriteKeepsContents) {
 TEST(LargeBufferTest, AdvisesAThreadsHeapForHugePages) {
   if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
     GTEST_SKIP() << "no transparent huge pages";
+  }
+  if (hlo_lsp::testing::kUnderAddressSanitizer) {
+    GTEST_SKIP() << "ASan's allocator has no glibc arenas to advise";
   }
   std::string flags;
   std::thread worker([&] {
