@@ -9,6 +9,8 @@
 #ifndef HLO_LSP_BASE_STRINGS_H_
 #define HLO_LSP_BASE_STRINGS_H_
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -52,6 +54,20 @@ std::string Cat(const Args&... args) {
   std::string out;
   (AppendPiece(out, args), ...);
   return out;
+}
+
+// Whether every byte is below 0x80, eight bytes at a time (names in a
+// dump are ASCII almost always: the check sits on hot paths).
+inline bool IsAscii(std::string_view s) {
+  uint64_t any = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s.data() + i, 8);
+    any |= word;
+  }
+  for (; i < s.size(); ++i) any |= static_cast<unsigned char>(s[i]);
+  return (any & 0x8080808080808080ull) == 0;
 }
 
 // Cat onto the end of `out`: a long answer built with no temporaries.

@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "base/strings.h"
 // Inlined: most hashed strings are short names, where a call into the
 // shared library cost more than the hashing.
 #define XXH_INLINE_ALL
@@ -335,18 +336,9 @@ class Scanner {
     return pos;
   }
 
-  // Any byte >= 0x80 in [begin, end), eight bytes at a time.
+  // Any byte >= 0x80 in [begin, end).
   bool HasNonAscii(size_t begin, size_t end) const {
-    const char* p = text_.data() + begin;
-    const char* e = text_.data() + end;
-    uint64_t any = 0;
-    for (; e - p >= 8; p += 8) {
-      uint64_t word;
-      std::memcpy(&word, p, 8);
-      any |= word;
-    }
-    for (; p < e; ++p) any |= static_cast<uint8_t>(*p);
-    return (any & 0x8080808080808080ull) != 0;
+    return !base::IsAscii(text_.substr(begin, end - begin));
   }
 
   PoolRef AddToPool(std::string_view s) {

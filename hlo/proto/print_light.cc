@@ -4,8 +4,8 @@
 // message that holds nothing else; a protobuf parse per instruction was
 // half the cost of a conversion. Anything else goes to the full parse.
 #include <cstdint>
-#include <cstring>
 
+#include "base/strings.h"
 #include "hlo/proto/print_internal.h"
 #include "hlo/proto/wire_reader.h"
 
@@ -18,18 +18,6 @@ constexpr uint32_t kLightName = 1, kLightOpcode = 2, kLightShape = 3,
                    kLightDimensions = 14, kLightId = 35, kLightOperandIds = 36,
                    kLightControlPredecessorIds = 37,
                    kLightCalledComputationIds = 38;
-
-bool IsAscii(std::string_view s) {
-  uint64_t any = 0;
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, s.data() + i, 8);
-    any |= word;
-  }
-  for (; i < s.size(); ++i) any |= static_cast<unsigned char>(s[i]);
-  return (any & 0x8080808080808080u) == 0;
-}
 
 // A repeated int64 field's value: one varint or a packed run.
 bool AddInts(const wire::Field& field, RepeatedField<int64_t>* into) {
@@ -89,7 +77,7 @@ bool SurelyParses(std::string_view bytes, WireMessage message, int depth) {
           sound =
               delimited && SurelyParses(f.data, WireMessage::kShape, depth + 1);
         } else if (f.number == 3) {  // parameter_names
-          sound = delimited && IsAscii(f.data);
+          sound = delimited && base::IsAscii(f.data);
         }
         break;
       case WireMessage::kShape:
@@ -165,7 +153,8 @@ bool DecodeLightInstruction(std::string_view bytes, Instr* into,
       case kLightOpcode:
         // A string the parse would refuse (not UTF-8) goes to the parse;
         // names and opcodes are ASCII in practice.
-        if (field.type != wire::kLengthDelimited || !IsAscii(field.data)) {
+        if (field.type != wire::kLengthDelimited ||
+            !base::IsAscii(field.data)) {
           return false;
         }
         *(field.number == kLightName ? name : opcode) = field.data;
