@@ -185,22 +185,27 @@ bool IsPlausible(ProtoKind kind, const Message& message) {
 
 // A new message of the kind, on `arena` when given (then the arena owns
 // it), else on the heap (then the caller does).
-Message* NewMessage(ProtoKind kind, google::protobuf::Arena* arena = nullptr) {
-  using google::protobuf::Arena;
+// The message type of each kind, as its default instance: what NewMessage
+// makes and what the hollowing walks.
+const Message& Prototype(ProtoKind kind) {
   switch (kind) {
     case ProtoKind::kHloSnapshot:
-      return Arena::CreateMessage<xla::HloSnapshot>(arena);
+      return xla::HloSnapshot::default_instance();
     case ProtoKind::kHloUnoptimizedSnapshot:
     case ProtoKind::kChunkedHloUnoptimizedSnapshot:
-      return Arena::CreateMessage<xla::HloUnoptimizedSnapshot>(arena);
+      return xla::HloUnoptimizedSnapshot::default_instance();
     case ProtoKind::kHloProto:
-      return Arena::CreateMessage<xla::HloProto>(arena);
+      return xla::HloProto::default_instance();
     case ProtoKind::kHloModuleProto:
-      return Arena::CreateMessage<xla::HloModuleProto>(arena);
+      return xla::HloModuleProto::default_instance();
     case ProtoKind::kRunHloModuleIterationLiterals:
-      return Arena::CreateMessage<xla::RunHloModuleIterationLiterals>(arena);
+      break;
   }
-  return nullptr;
+  return xla::RunHloModuleIterationLiterals::default_instance();
+}
+
+Message* NewMessage(ProtoKind kind, google::protobuf::Arena* arena = nullptr) {
+  return Prototype(kind).New(arena);
 }
 
 void AddLiterals(
@@ -257,23 +262,6 @@ void Extract(ProtoKind kind, Message& message, DecodedProto* out) {
   }
 }
 
-const google::protobuf::Descriptor* DescriptorOf(ProtoKind kind) {
-  switch (kind) {
-    case ProtoKind::kHloSnapshot:
-      return xla::HloSnapshot::descriptor();
-    case ProtoKind::kHloUnoptimizedSnapshot:
-    case ProtoKind::kChunkedHloUnoptimizedSnapshot:
-      return xla::HloUnoptimizedSnapshot::descriptor();
-    case ProtoKind::kHloProto:
-      return xla::HloProto::descriptor();
-    case ProtoKind::kHloModuleProto:
-      return xla::HloModuleProto::descriptor();
-    case ProtoKind::kRunHloModuleIterationLiterals:
-      return xla::RunHloModuleIterationLiterals::descriptor();
-  }
-  return nullptr;
-}
-
 // An arena for the hollow module's messages. A module's signature alone
 // can hold thousands of shapes, and protobuf's blocks of at most 8 KB,
 // each a malloc, were faulted in 4 KB at a time: a large hollow gets a
@@ -310,8 +298,8 @@ std::optional<DecodedProto> DecodeDeferred(std::string_view bytes,
   if (kind == ProtoKind::kRunHloModuleIterationLiterals) return std::nullopt;
   std::string hollow;
   DecodedProto out;
-  if (!decode_internal::HollowInstructions(bytes, DescriptorOf(kind), &hollow,
-                                           &out)) {
+  if (!decode_internal::HollowInstructions(
+          bytes, Prototype(kind).GetDescriptor(), &hollow, &out)) {
     return std::nullopt;
   }
   auto arena = MessageArena::For(hollow.size());
