@@ -342,7 +342,7 @@ std::string_view ModulePrinter::ShapeTextAt(int k, const xla::ShapeProto* shape,
   if (text.size_and_flags & ShapeText::kOwn) {
     return std::string_view(own_shapes_).substr(text.offset, size);
   }
-  return std::string_view(scratch_.shape_arena).substr(text.offset, size);
+  return ArenaText(TextRef{text.offset, size});
 }
 
 void ModulePrinter::AppendFrontendAttributes(

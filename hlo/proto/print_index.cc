@@ -88,12 +88,15 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   index->module = &module;
   const int n = module.computations_size();
   index->comps.resize(n);
+  auto count_of = [&](int k) -> size_t {
+    return wire ? (*wire)[k].size()
+                : module.computations(k).instructions_size();
+  };
   size_t total = 0;
   for (int k = 0; k < n; ++k) {
     index->computations.try_emplace(module.computations(k).id(), k);
     index->comps[k].message = &module.computations(k);
-    total +=
-        wire ? (*wire)[k].size() : module.computations(k).instructions_size();
+    total += count_of(k);
   }
   // At least a mapping's worth once past a few hundred KB, so that it maps
   // (and may take huge pages).
@@ -105,8 +108,7 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   if (index->instr_storage.data() == nullptr) return false;
   InstrRef* next_ref = reinterpret_cast<InstrRef*>(index->instr_storage.data());
   for (int k = 0; k < n; ++k) {
-    const size_t count =
-        wire ? (*wire)[k].size() : module.computations(k).instructions_size();
+    const size_t count = count_of(k);
     for (size_t i = 0; i < count; ++i) new (next_ref + i) InstrRef();
     index->comps[k].instrs = absl::MakeSpan(next_ref, count);
     next_ref += count;
