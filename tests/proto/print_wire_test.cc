@@ -137,6 +137,22 @@ std::string PrintWireEncoded(const std::string& text) {
   return bytes.ok() ? *bytes : std::string();
 }
 
+// SyntheticModule(n) as a parsed HloProto, to damage a field at a time.
+void ParseSynthetic(int n, xla::HloProto* hlo) {
+  ASSERT_TRUE(hlo->ParseFromString(PrintWireEncoded(SyntheticModule(n))));
+}
+xla::HloInstructionProto* InstructionOf(xla::HloProto& hlo, int computation,
+                                        int instruction) {
+  return hlo.mutable_hlo_module()
+      ->mutable_computations(computation)
+      ->mutable_instructions(instruction);
+}
+xla::ProgramShapeProto* ProgramShapeOf(xla::HloProto& hlo, int computation) {
+  return hlo.mutable_hlo_module()
+      ->mutable_computations(computation)
+      ->mutable_program_shape();
+}
+
 TEST(PrintWire, SyntheticModulesOnOneThreadAndMany) {
   for (int n : {1, 20, 2000}) {
     const std::string bytes = PrintWireEncoded(SyntheticModule(n));
@@ -176,27 +192,21 @@ TEST(PrintWire, OneLargeComputationSplitBetweenThreads) {
 // another field, a name outside ASCII or a shape that does not parse goes
 // to the parse, which decides as the whole path does.
 TEST(PrintWire, PlainInstructionsAndTheirNeighbours) {
-  const std::string proto = PrintWireEncoded(SyntheticModule(2));
   xla::HloProto hlo;
-  ASSERT_TRUE(hlo.ParseFromString(proto));
-  auto instruction = [](xla::HloProto& h, int c, int i) {
-    return h.mutable_hlo_module()
-        ->mutable_computations(c)
-        ->mutable_instructions(i);
-  };
+  ASSERT_NO_FATAL_FAILURE(ParseSynthetic(2, &hlo));
   xla::HloProto utf8 = hlo;
-  instruction(utf8, 1, 2)->set_name("b\xc3\xa9");  // valid UTF-8, not ASCII
+  InstructionOf(utf8, 1, 2)->set_name("b\xc3\xa9");  // valid UTF-8, not ASCII
   ExpectSame(utf8.SerializeAsString(), "UTF-8 name");
   xla::HloProto extra = hlo;
-  instruction(extra, 1, 2)->set_tuple_index(3);
-  instruction(extra, 1, 2)
-      ->add_control_predecessor_ids(instruction(extra, 1, 0)->id());
-  instruction(extra, 1, 3)->set_feature_index(1);  // not a plain field
+  InstructionOf(extra, 1, 2)->set_tuple_index(3);
+  InstructionOf(extra, 1, 2)
+      ->add_control_predecessor_ids(InstructionOf(extra, 1, 0)->id());
+  InstructionOf(extra, 1, 3)->set_feature_index(1);  // not a plain field
   ExpectSame(extra.SerializeAsString(), "plain and other fields");
   // A shape field whose bytes do not parse (a tag without its value): an
   // unknown field of the same number, as the message holds no shape.
   xla::HloProto bad_shape = hlo;
-  xla::HloInstructionProto* plain = instruction(bad_shape, 1, 2);
+  xla::HloInstructionProto* plain = InstructionOf(bad_shape, 1, 2);
   plain->clear_shape();
   plain->GetReflection()->MutableUnknownFields(plain)->AddLengthDelimited(
       3, std::string("\x08", 1));
@@ -207,35 +217,30 @@ TEST(PrintWire, PlainInstructionsAndTheirNeighbours) {
 // the instructions): read off the wire when it surely parses, else parsed,
 // and either way the same verdict as the whole path's.
 TEST(PrintWire, ProgramShapesJudgedAsTheWholePathDoes) {
-  const std::string proto = PrintWireEncoded(SyntheticModule(2));
   xla::HloProto hlo;
-  ASSERT_TRUE(hlo.ParseFromString(proto));
-  auto program_shape = [](xla::HloProto& h) {
-    return h.mutable_hlo_module()
-        ->mutable_computations(1)
-        ->mutable_program_shape();
-  };
+  ASSERT_NO_FATAL_FAILURE(ParseSynthetic(2, &hlo));
   xla::HloProto tiled = hlo;
   xla::LayoutProto* layout =
-      program_shape(tiled)->mutable_result()->mutable_layout();
+      ProgramShapeOf(tiled, 1)->mutable_result()->mutable_layout();
   layout->add_minor_to_major(0);
   layout->add_tiles()->add_dimensions(128);
   layout->set_memory_space(5);
-  program_shape(tiled)->add_parameter_names("n\xc3\xa9");  // UTF-8
+  ProgramShapeOf(tiled, 1)->add_parameter_names("n\xc3\xa9");  // UTF-8
   ExpectSame(tiled.SerializeAsString(), "layout, tiles, UTF-8 name");
   // Fields the wire reader leaves to the parse: one the schema lacks, one
   // of another wire type than declared (protobuf keeps both as unknown).
   xla::HloProto unknown = hlo;
-  auto* fields = program_shape(unknown)->GetReflection()->MutableUnknownFields(
-      program_shape(unknown));
+  auto* fields = ProgramShapeOf(unknown, 1)
+                     ->GetReflection()
+                     ->MutableUnknownFields(ProgramShapeOf(unknown, 1));
   fields->AddVarint(9, 1);
   fields->AddVarint(1, 7);
   ExpectSame(unknown.SerializeAsString(), "unknown fields");
   // A parameter whose dimensions end inside a varint: the parse refuses.
   xla::HloProto broken = hlo;
-  program_shape(broken)
+  ProgramShapeOf(broken, 1)
       ->GetReflection()
-      ->MutableUnknownFields(program_shape(broken))
+      ->MutableUnknownFields(ProgramShapeOf(broken, 1))
       ->AddLengthDelimited(1, std::string("\x1a\x02\x80\x80", 4));
   ExpectSame(broken.SerializeAsString(), "truncated packed dimensions");
 }
@@ -272,9 +277,8 @@ TEST(PrintWire, LargeConstantsAcrossArenaRenewals) {
 }
 
 TEST(PrintWire, OtherKindsAroundTheModule) {
-  const std::string proto = PrintWireEncoded(SyntheticModule(3));
   xla::HloProto hlo;
-  ASSERT_TRUE(hlo.ParseFromString(proto));
+  ASSERT_NO_FATAL_FAILURE(ParseSynthetic(3, &hlo));
   // A bare HloModuleProto.
   const std::string module = hlo.hlo_module().SerializeAsString();
   EXPECT_TRUE(Deferred(module));
@@ -295,27 +299,17 @@ TEST(PrintWire, OtherKindsAroundTheModule) {
 // UTF-8), or a computation's program shape: the converter must come to the same
 // answer as the whole path, which reads the bytes as another kind or fails.
 TEST(PrintWire, BrokenInstructionsDecideAsTheWholePathDoes) {
-  const std::string proto = PrintWireEncoded(SyntheticModule(2));
   xla::HloProto hlo;
-  ASSERT_TRUE(hlo.ParseFromString(proto));
-  auto* instruction =
-      hlo.mutable_hlo_module()->mutable_computations(1)->mutable_instructions(
-          2);
+  ASSERT_NO_FATAL_FAILURE(ParseSynthetic(2, &hlo));
   xla::HloProto no_opcode = hlo;
-  no_opcode.mutable_hlo_module()
-      ->mutable_computations(1)
-      ->mutable_instructions(2)
-      ->clear_opcode();
+  InstructionOf(no_opcode, 1, 2)->clear_opcode();
   ExpectSame(no_opcode.SerializeAsString(), "no opcode");
   // A program shape (deferred too, though never printed) that the full
   // parse refuses.
   xla::HloProto bad_shape = hlo;
-  bad_shape.mutable_hlo_module()
-      ->mutable_computations(0)
-      ->mutable_program_shape()
-      ->add_parameter_names("bad\xff");
+  ProgramShapeOf(bad_shape, 0)->add_parameter_names("bad\xff");
   ExpectSame(bad_shape.SerializeAsString(), "program shape not UTF-8");
-  instruction->set_name("bad\xff");
+  InstructionOf(hlo, 1, 2)->set_name("bad\xff");
   ExpectSame(hlo.SerializeAsString(), "not UTF-8");
 }
 
