@@ -78,6 +78,10 @@ struct Operand {
   Id shape = kNone;       // inline shape written before the name
   Id definition = kNone;  // defining instruction, kNone when undefined
   Id nested = kNone;      // nested instruction for `add(f32[] mul(a,b), c)`
+
+  // The instruction whose value this is: the definition, else the nested
+  // one; kNone when neither.
+  Id Producer() const { return definition != kNone ? definition : nested; }
 };
 
 // A name reference in control-predecessors={...}.

@@ -11,8 +11,7 @@ std::optional<InferredShape> OperandShape(const ParsedFile& file,
                                           const Instruction& inst, Id i) {
   if (i >= inst.operands.count) return std::nullopt;
   const Operand& operand = file.operands[inst.operands.begin + i];
-  const Id def =
-      operand.definition != kNone ? operand.definition : operand.nested;
+  const Id def = operand.Producer();
   return ShapeFromFile(
       file, def != kNone ? file.instructions[def].shape : operand.shape);
 }

@@ -71,7 +71,7 @@ void SingleOperand(const Findings& f, Id id,
   const Instruction& inst = f.file.instructions[id];
   if (inst.operands.count != 1) return;  // the operand count check says so
   const Operand& operand = f.file.operands[inst.operands.begin];
-  Id def = operand.definition != kNone ? operand.definition : operand.nested;
+  Id def = operand.Producer();
   if (def == kNone) return;
   const Instruction& producer = f.file.instructions[def];
   if (producer.opcode == Opcode::kUnknown || OneOf(producer.opcode, want)) {

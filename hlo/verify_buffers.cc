@@ -122,7 +122,7 @@ class BufferChecker {
   }
   Id DefinitionOf(const Instruction& inst, Id k) const {
     const Operand& o = file_.operands[inst.operands.begin + k];
-    return o.definition != kNone ? o.definition : o.nested;
+    return o.Producer();
   }
   Id OperandShape(const Instruction& inst, Id k) const {
     Id def = DefinitionOf(inst, k);

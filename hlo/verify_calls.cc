@@ -35,7 +35,7 @@ std::vector<Id> ParametersOf(const ParsedFile& file, Id c) {
 
 std::optional<InferredShape> OperandDefinitionShape(const ParsedFile& file,
                                                     const Operand& operand) {
-  Id def = operand.definition != kNone ? operand.definition : operand.nested;
+  Id def = operand.Producer();
   if (def == kNone) return std::nullopt;
   return ShapeFromFile(file, file.instructions[def].shape);
 }
@@ -111,8 +111,7 @@ class CallChecker {
     for (Id i = 0; i < count && first + i < inst.operands.count; ++i) {
       if (params[i] == kNone) continue;
       const Operand& operand = file().operands[inst.operands.begin + first + i];
-      const Id def =
-          operand.definition != kNone ? operand.definition : operand.nested;
+      const Id def = operand.Producer();
       if (def == kNone ||
           TableShapesCompatible(file(), file().instructions[params[i]].shape,
                                 file().instructions[def].shape)) {

@@ -98,8 +98,7 @@ void CheckConstraintShapes(const Findings& f, const Instruction& inst,
   if (items.size() != inst.operands.count) return;
   for (Id i = 0; i < inst.operands.count; ++i) {
     const Operand& operand = file.operands[inst.operands.begin + i];
-    const Id def =
-        operand.definition != kNone ? operand.definition : operand.nested;
+    const Id def = operand.Producer();
     if (def == kNone || file.instructions[def].shape == kNone) continue;
     const Id shape_id = file.instructions[def].shape;
     std::optional<InferredShape> have = ShapeFromFile(file, shape_id);

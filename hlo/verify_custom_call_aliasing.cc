@@ -71,7 +71,7 @@ class AliasChecker {
  private:
   Id OperandShape(const Instruction& inst, int64_t k) const {
     const Operand& o = file_.operands[inst.operands.begin + k];
-    Id def = o.definition != kNone ? o.definition : o.nested;
+    Id def = o.Producer();
     if (def != kNone && file_.instructions[def].shape != kNone) {
       return file_.instructions[def].shape;
     }

@@ -158,7 +158,7 @@ class LayoutChecker {
   std::optional<LayoutShape> Operand(const Instruction& inst, Id i) {
     if (i >= inst.operands.count) return std::nullopt;
     const hlo::Operand& o = file().operands[inst.operands.begin + i];
-    Id def = o.definition != kNone ? o.definition : o.nested;
+    Id def = o.Producer();
     if (def == kNone) return std::nullopt;
     return ShapeOf(file().instructions[def].shape);
   }

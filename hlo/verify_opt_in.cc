@@ -28,7 +28,7 @@ std::optional<LayoutShape> OperandLayout(const ParsedFile& file,
                                          const Instruction& inst) {
   if (inst.operands.count == 0) return std::nullopt;
   const Operand& o = file.operands[inst.operands.begin];
-  Id def = o.definition != kNone ? o.definition : o.nested;
+  Id def = o.Producer();
   if (def == kNone) return std::nullopt;
   return LayoutShapeOf(file, file.instructions[def].shape);
 }

@@ -23,7 +23,7 @@ struct Arg {
 std::optional<Arg> ArgOf(const ParsedFile& file, const Instruction& inst,
                          Id i) {
   const Operand& operand = file.operands[inst.operands.begin + i];
-  Id def = operand.definition != kNone ? operand.definition : operand.nested;
+  Id def = operand.Producer();
   if (def == kNone) return std::nullopt;
   std::optional<InferredShape> shape =
       ShapeFromFile(file, file.instructions[def].shape);

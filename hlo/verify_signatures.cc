@@ -17,10 +17,6 @@ std::optional<InferredShape> ShapeOf(const ParsedFile& file, Id instruction) {
   return ShapeFromFile(file, file.instructions[instruction].shape);
 }
 
-Id Producer(const Operand& operand) {
-  return operand.definition != kNone ? operand.definition : operand.nested;
-}
-
 void CheckRoots(const Findings& f) {
   const ParsedFile& file = f.file;
   for (const Computation& c : file.computations) {
@@ -49,14 +45,14 @@ void CheckRoots(const Findings& f) {
 void CheckOperandShapes(const Findings& f) {
   const ParsedFile& file = f.file;
   for (const Operand& operand : file.operands) {
-    if (operand.shape == kNone || Producer(operand) == kNone) continue;
-    const Id producer_shape = file.instructions[Producer(operand)].shape;
+    if (operand.shape == kNone || operand.Producer() == kNone) continue;
+    const Id producer_shape = file.instructions[operand.Producer()].shape;
     if (producer_shape == kNone ||
         TableShapesCompatible(file, operand.shape, producer_shape)) {
       continue;
     }
     std::optional<InferredShape> declared = ShapeFromFile(file, operand.shape);
-    std::optional<InferredShape> actual = ShapeOf(file, Producer(operand));
+    std::optional<InferredShape> actual = ShapeOf(file, operand.Producer());
     if (!declared || !actual || ShapesCompatible(*declared, *actual, false)) {
       continue;
     }
@@ -71,7 +67,7 @@ void CheckOperandShapes(const Findings& f) {
                       " is not compatible with the shape of the operand "
                       "instruction ",
                       ShapeString(*actual), "."),
-            {{NameOrSpan(file.instructions[Producer(operand)]),
+            {{NameOrSpan(file.instructions[operand.Producer()]),
               "the operand's definition"}});
   }
 }
@@ -115,7 +111,7 @@ void CheckInstruction(const Findings& f, Id id) {
   }
   if (inst.opcode == Opcode::kConditional && inst.operands.count > 0) {
     const Operand& index = file.operands[inst.operands.begin];
-    std::optional<InferredShape> shape = ShapeOf(file, Producer(index));
+    std::optional<InferredShape> shape = ShapeOf(file, index.Producer());
     if (!shape) return;
     if (shape->is_tuple() || !shape->dims.empty()) {
       f.Error(index.span, "The first operand must be a scalar");
