@@ -1,13 +1,23 @@
 #include "base/large_buffer.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <utility>
 
 namespace hlo::base {
+namespace {
+
+constexpr size_t kHeapStepBytes = size_t{64} << 20;
+
+std::atomic<bool> one_shot_heap{false};
+
+}  // namespace
 
 LargeBuffer LargeBuffer::Allocate(size_t size) {
   LargeBuffer buffer;
@@ -53,8 +63,27 @@ void PrefaultForWrite(void* data, size_t size) {
 #endif
 }
 
+void ConfigureOneShotHeap() {
+  ::mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  ::mallopt(M_TOP_PAD, static_cast<int>(kHeapStepBytes));
+  one_shot_heap = true;
+  // An allocation past the main heap's top grows it (brk) by a step: the
+  // whole 2 MB pages between here and the new top take the advice.
+  void* probe = std::malloc(size_t{256} << 10);
+  if (probe == nullptr) return;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(probe);
+  const uintptr_t top = reinterpret_cast<uintptr_t>(::sbrk(0));
+  std::free(probe);
+  if (top != ~uintptr_t{0} && begin < top &&
+      top - begin <= 2 * kHeapStepBytes) {
+    AdviseHugePages(reinterpret_cast<void*>(begin), top - begin);
+  }
+}
+
 void AdviseThreadHeapHugePages() {
-  constexpr uintptr_t kArenaHeapBytes = uintptr_t{64} << 20;
+  if (!one_shot_heap) return;
+  constexpr uintptr_t kArenaHeapBytes = uintptr_t{64} << 20;  // glibc's
   void* probe = std::malloc(64);
   if (probe == nullptr) return;
   const uintptr_t heap =

@@ -565,6 +565,7 @@ bool PrintModule(const xla::HloModuleProto& module,
   std::vector<std::thread> pool;
   for (int run = 1; run < threads; ++run) {
     pool.emplace_back([&, run] {
+      base::AdviseThreadHeapHugePages();
       texts[run].reserve(kBytesPerLine * total_instrs / threads);
       base::AdviseHugePages(texts[run].data(), texts[run].capacity());
       base::PrefaultForWrite(texts[run].data(), texts[run].capacity());

@@ -8,6 +8,7 @@
 #include <new>
 #include <thread>
 
+#include "base/large_buffer.h"
 #include "hlo/proto/callee_order.h"
 #include "hlo/proto/print_internal.h"
 #include "hlo/proto/wire_reader.h"
@@ -134,7 +135,12 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  for (int t = 1; t < threads; ++t) {
+    pool.emplace_back([&] {
+      base::AdviseThreadHeapHugePages();
+      work();
+    });
+  }
   work();
   for (std::thread& thread : pool) thread.join();
   return ok;

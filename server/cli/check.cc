@@ -2,7 +2,6 @@
 // byte columns). Errors decide the exit code; warnings do not. A proto is
 // checked as its text view (what `hlo-lsp convert` prints), and its
 // positions are in that view.
-#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -287,14 +286,12 @@ int RunCheck(int argc, char** argv) {
     std::fputs(kCheckUsage, stderr);
     return kExitUsage;
   }
-  // A one-shot process reading file after file: keep freed memory for the
-  // next file instead of handing it back to the kernel and faulting it in
-  // again (a quarter of check's CPU time on a 200 MB dump folder went to
+  // A one-shot process reading file after file: freed memory is kept for
+  // the next file instead of being handed back to the kernel and faulted
+  // in again (a quarter of check's CPU time on a 200 MB dump folder went to
   // page faults). What is kept is the peak of the files in flight, which
-  // ParallelChecker bounds. The same settings as `search`.
-  ::mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  ::mallopt(M_TOP_PAD, 64 << 20);
+  // ParallelChecker bounds.
+  hlo::base::ConfigureOneShotHeap();
   return ParallelChecker(paths, verify).Run();
 }
 

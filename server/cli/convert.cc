@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/large_buffer.h"
 #include "hlo/proto/decode.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
@@ -114,6 +115,7 @@ int RunConvert(int argc, char** argv) {
   if (!to.empty() && to != "text" && to != "proto") {
     return Usage("--to takes text or proto");
   }
+  hlo::base::ConfigureOneShotHeap();
   absl::StatusOr<FileContents> contents = FileContents::Read(input);
   if (!contents.ok()) {
     PrintError(contents.status());

@@ -1,6 +1,5 @@
 #include "server/cli/search.h"
 
-#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "base/large_buffer.h"
 #include "index/query.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
@@ -178,14 +178,12 @@ int RunSearch(int argc, char** argv) {
     }
   }
 
-  // A one-shot process: keep freed memory for reuse instead of handing it
-  // back to the kernel (each file's scan buffers would otherwise be mapped,
-  // faulted in and unmapped again: ~15% of a cold index's CPU time).
-  ::mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  // Heaps grow in large steps (in small ones, each thread's arena made
-  // ~2,000 mprotect calls on a 1 GiB folder).
-  ::mallopt(M_TOP_PAD, 64 << 20);
+  // A one-shot process: freed memory is kept for reuse instead of being
+  // handed back to the kernel (each file's scan buffers would otherwise be
+  // mapped, faulted in and unmapped again: ~15% of a cold index's CPU
+  // time), and heaps grow in large steps (in small ones, each thread's
+  // arena made ~2,000 mprotect calls on a 1 GiB folder).
+  hlo::base::ConfigureOneShotHeap();
   hlo::index::IndexOptions options;
   options.use_cache = use_cache;
   options.release_memory = false;

@@ -92,24 +92,61 @@ TEST(LargeBufferTest, PrefaultForWriteKeepsContents) {
   PrefaultForWrite(text.data(), 0);
 }
 
-// A worker thread's malloc arena: advised, its small blocks sit in memory
-// that takes huge pages.
-TEST(LargeBufferTest, AdvisesAThreadsHeapForHugePages) {
-  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
-    GTEST_SKIP() << "no transparent huge pages";
-  }
-  if (hlo_lsp::testing::kUnderAddressSanitizer) {
-    GTEST_SKIP() << "ASan's allocator has no glibc arenas to advise";
-  }
+bool CanObserveHeapAdvice() {
+  return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled") &&
+         !hlo_lsp::testing::kUnderAddressSanitizer;
+}
+
+// The flags of the VMA holding a fresh block of a worker thread's heap,
+// after the worker asked for huge pages.
+std::string AdvisedWorkerHeapFlags() {
   std::string flags;
   std::thread worker([&] {
     AdviseThreadHeapHugePages();
     void* block = std::malloc(4096);
-    ASSERT_NE(block, nullptr);
+    if (block == nullptr) return;
     flags = VmFlagsAt(reinterpret_cast<uintptr_t>(block));
     std::free(block);
   });
   worker.join();
+  return flags;
+}
+
+// Declared before the tests that configure the heap, which stays
+// configured for the rest of the process.
+TEST(LargeBufferTest, ThreadHeapAdviceWaitsForTheOneShotHeap) {
+  if (!CanObserveHeapAdvice()) {
+    GTEST_SKIP() << "no transparent huge pages, or ASan's allocator";
+  }
+  const std::string flags = AdvisedWorkerHeapFlags();
+  ASSERT_FALSE(flags.empty());
+  EXPECT_EQ(flags.find(" hg"), std::string::npos) << flags;
+}
+
+// Once configured, a worker thread's malloc arena takes the advice: its
+// small blocks sit in memory that takes huge pages.
+TEST(LargeBufferTest, OneShotHeapAdvisesAThreadsHeapForHugePages) {
+  if (!CanObserveHeapAdvice()) {
+    GTEST_SKIP() << "no transparent huge pages, or ASan's allocator";
+  }
+  ConfigureOneShotHeap();
+  const std::string flags = AdvisedWorkerHeapFlags();
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+}
+
+// And the main thread's heap: a large block, which would otherwise be
+// mapped on its own, comes from the heap's advised step.
+TEST(LargeBufferTest, OneShotHeapAdvisesTheMainHeap) {
+  if (!CanObserveHeapAdvice()) {
+    GTEST_SKIP() << "no transparent huge pages, or ASan's allocator";
+  }
+  ConfigureOneShotHeap();
+  constexpr size_t kBlock = size_t{8} << 20;
+  char* block = static_cast<char*>(std::malloc(kBlock));
+  ASSERT_NE(block, nullptr);
+  const std::string flags =
+      VmFlagsAt(reinterpret_cast<uintptr_t>(block + kBlock / 2));
+  std::free(block);
   EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
 }
 
