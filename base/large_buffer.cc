@@ -15,7 +15,45 @@ namespace {
 
 constexpr size_t kHeapStepBytes = size_t{64} << 20;
 
+constexpr uintptr_t kHugePageBytes = uintptr_t{2} << 20;
+
 std::atomic<bool> one_shot_heap{false};
+
+// Blocks kept for the life of the process (reachable, so no leak).
+constexpr int kMaxPads = 64;
+std::atomic<void*> pads[kMaxPads];
+std::atomic<int> pad_count{0};
+
+// Where the calling thread's next large block starts: a block past the
+// small-size caches, allocated and freed, leaves its place to the next.
+uintptr_t NextLargeBlock() {
+  void* probe = std::malloc(size_t{256} << 10);
+  if (probe == nullptr) return 0;
+  std::free(probe);
+  return reinterpret_cast<uintptr_t>(probe);
+}
+
+// Moves the calling thread's heap top up to the next 2 MB boundary with a
+// block kept for good, so that what is allocated after sits in whole huge
+// pages. A heap's first 2 MB page holds blocks already written (4 KB
+// pages), and the megabytes of blocks that followed them were faulted in
+// 4 KB at a time too. The block's pages past its first are never touched.
+void PadHeapToHugePage(uintptr_t next) {
+  const uintptr_t boundary =
+      (next + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  // glibc's block header (16 bytes) precedes `next`: a request of
+  // boundary - next - 8 bytes takes a block ending 16 bytes short of the
+  // boundary, where the next header goes.
+  if (next == 0 || boundary - next < 64) return;
+  const int slot = pad_count.fetch_add(1);
+  if (slot >= kMaxPads) return;
+  void* pad = std::malloc(boundary - next - 8);
+  if (pad != reinterpret_cast<void*>(next)) {  // not the heap's top: no use
+    std::free(pad);
+    return;
+  }
+  pads[slot] = pad;
+}
 
 }  // namespace
 
@@ -39,7 +77,7 @@ LargeBuffer LargeBuffer::Allocate(size_t size) {
 }
 
 void AdviseHugePages(void* data, size_t size) {
-  const uintptr_t huge = uintptr_t{2} << 20;
+  const uintptr_t huge = kHugePageBytes;
   const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
   const uintptr_t first = (begin + huge - 1) / huge * huge;
   const uintptr_t last = (begin + size) / huge * huge;
@@ -48,48 +86,31 @@ void AdviseHugePages(void* data, size_t size) {
   }
 }
 
-void PrefaultForWrite(void* data, size_t size) {
-#ifdef MADV_POPULATE_WRITE
-  const uintptr_t page = 4096;
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(data) / page * page;
-  const uintptr_t end =
-      (reinterpret_cast<uintptr_t>(data) + size + page - 1) / page * page;
-  if (data != nullptr && begin < end) {
-    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
-  }
-#else
-  (void)data;
-  (void)size;
-#endif
-}
-
 void ConfigureOneShotHeap() {
   ::mallopt(M_MMAP_THRESHOLD, 256 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   ::mallopt(M_TOP_PAD, static_cast<int>(kHeapStepBytes));
   one_shot_heap = true;
-  // An allocation past the main heap's top grows it (brk) by a step: the
-  // whole 2 MB pages between here and the new top take the advice.
-  void* probe = std::malloc(size_t{256} << 10);
-  if (probe == nullptr) return;
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(probe);
+  // A large block past the main heap's top grows it (brk) by a step: the
+  // whole 2 MB pages between there and the new top take the advice.
+  const uintptr_t next = NextLargeBlock();
   const uintptr_t top = reinterpret_cast<uintptr_t>(::sbrk(0));
-  std::free(probe);
-  if (top != ~uintptr_t{0} && begin < top &&
-      top - begin <= 2 * kHeapStepBytes) {
-    AdviseHugePages(reinterpret_cast<void*>(begin), top - begin);
+  if (next == 0 || top == ~uintptr_t{0} || next >= top ||
+      top - next > 2 * kHeapStepBytes) {
+    return;  // not glibc's brk heap
   }
+  AdviseHugePages(reinterpret_cast<void*>(next), top - next);
+  PadHeapToHugePage(next);
 }
 
 void AdviseThreadHeapHugePages() {
   if (!one_shot_heap) return;
   constexpr uintptr_t kArenaHeapBytes = uintptr_t{64} << 20;  // glibc's
-  void* probe = std::malloc(64);
-  if (probe == nullptr) return;
-  const uintptr_t heap =
-      reinterpret_cast<uintptr_t>(probe) & ~(kArenaHeapBytes - 1);
-  std::free(probe);
+  const uintptr_t next = NextLargeBlock();
+  if (next == 0) return;
+  const uintptr_t heap = next & ~(kArenaHeapBytes - 1);
   ::madvise(reinterpret_cast<void*>(heap), kArenaHeapBytes, MADV_HUGEPAGE);
+  PadHeapToHugePage(next);
 }
 
 LargeBuffer::LargeBuffer(LargeBuffer&& other) noexcept {

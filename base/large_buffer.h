@@ -41,28 +41,25 @@ class LargeBuffer {
 // for a buffer another owner allocated. Advice only; may be refused.
 void AdviseHugePages(void* data, size_t size);
 
-// Maps [data, data + size) in now, writable, in one call (Linux 5.14's
-// MADV_POPULATE_WRITE): for a buffer about to be written through, cheaper
-// than a fault per 4 KB page (the head and tail of a reserve that huge
-// pages do not cover). Advice only: an older kernel refuses it.
-void PrefaultForWrite(void* data, size_t size);
-
 // For a command that runs once and exits: freed memory stays with malloc
 // for reuse instead of going back to the kernel (to be faulted in again),
 // heaps grow 64 MB at a time, and the main thread's first 64 MB step is
-// advised huge pages. A 4 KB page's first-touch fault costs about as much
-// as printing or parsing it; one 2 MB fault replaces 512 of them (a third
-// of `convert`'s CPU time on a 5 MB module went to faults).
+// advised huge pages, its top moved up to a 2 MB boundary first (the
+// blocks below it are in 4 KB pages already). A 4 KB page's first-touch
+// fault costs about as much as printing or parsing it; one 2 MB fault
+// replaces 512 of them (a third of `convert`'s CPU time on a 5 MB module
+// went to faults).
 void ConfigureOneShotHeap();
 
-// Advises huge pages for the calling thread's malloc heap, once
-// ConfigureOneShotHeap has run (a no-op before: a thread's heap then grows
-// 132 KB at a time and whole 2 MB pages rarely fit). glibc gives each
-// thread past the first its own arena, reserved as a 64 MB region aligned
-// to its size, and a worker that parses file after file faults it in 4 KB
-// at a time: thousands of faults per process (a tenth of `check`'s CPU
-// time on a dump folder). Advice only: under another allocator or layout
-// it is refused or advises memory that is reserved anyway.
+// Advises huge pages for the calling thread's malloc heap and moves its
+// top up to the heap's second 2 MB page, once ConfigureOneShotHeap has run
+// (a no-op before: a thread's heap then grows 132 KB at a time and whole
+// 2 MB pages rarely fit). glibc gives each thread past the first its own
+// arena, reserved as a 64 MB region aligned to its size, and a worker that
+// parses file after file faults it in 4 KB at a time: thousands of faults
+// per process (a tenth of `check`'s CPU time on a dump folder). Advice
+// only: under another allocator or layout it is refused or advises memory
+// that is reserved anyway.
 void AdviseThreadHeapHugePages();
 
 }  // namespace hlo::base

@@ -79,19 +79,6 @@ TEST(LargeBufferTest, AdvisesHugePagesForAStringsReserve) {
   AdviseHugePages(nullptr, 0);
 }
 
-// Prefaulting keeps what is there and leaves the memory writable; a null
-// or empty range is no call at all.
-TEST(LargeBufferTest, PrefaultForWriteKeepsContents) {
-  std::string text = "kept";
-  text.reserve(size_t{3} << 20);
-  PrefaultForWrite(text.data(), text.capacity());
-  EXPECT_EQ(text, "kept");
-  text.append(size_t{3} << 20, 'y');
-  EXPECT_EQ(text.substr(0, 5), "kepty");
-  PrefaultForWrite(nullptr, 0);
-  PrefaultForWrite(text.data(), 0);
-}
-
 bool CanObserveHeapAdvice() {
   return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled") &&
          !hlo_lsp::testing::kUnderAddressSanitizer;
@@ -132,6 +119,27 @@ TEST(LargeBufferTest, OneShotHeapAdvisesAThreadsHeapForHugePages) {
   ConfigureOneShotHeap();
   const std::string flags = AdvisedWorkerHeapFlags();
   EXPECT_NE(flags.find(" hg"), std::string::npos) << flags;
+}
+
+// The worker's heap is padded up to its next 2 MB page: a large block
+// allocated after starts past the heap's first, which holds the arena's
+// own header and so never takes a huge page.
+TEST(LargeBufferTest, OneShotHeapPadsAThreadsHeapPastItsFirstHugePage) {
+  if (!CanObserveHeapAdvice()) {
+    GTEST_SKIP() << "no transparent huge pages, or ASan's allocator";
+  }
+  ConfigureOneShotHeap();
+  constexpr uintptr_t kArenaHeapBytes = uintptr_t{64} << 20;
+  uintptr_t offset = 0;
+  std::thread worker([&] {
+    AdviseThreadHeapHugePages();
+    void* block = std::malloc(size_t{512} << 10);
+    if (block == nullptr) return;
+    offset = reinterpret_cast<uintptr_t>(block) & (kArenaHeapBytes - 1);
+    std::free(block);
+  });
+  worker.join();
+  EXPECT_GE(offset, uintptr_t{2} << 20);
 }
 
 // And the main thread's heap: a large block, which would otherwise be
