@@ -498,9 +498,7 @@ bool PrintModule(const xla::HloModuleProto& module,
       return false;
     }
   }
-  if (!BuildModuleIndex(module, wire,
-                        std::min(threads, module.computations_size()),
-                        &index)) {
+  if (!BuildModuleIndex(module, wire, threads, &index)) {
     return false;
   }
   if (deferred) {

@@ -67,7 +67,8 @@ bool ScanInstruction(std::string_view bytes, InstrRef* ref,
   return true;
 }
 
-void IndexMessages(const xla::HloComputationProto& c, CompRef* comp) {
+void IndexMessages(const xla::HloComputationProto& c, CompRef* comp,
+                   std::vector<int64_t>* called) {
   for (int k = 0; k < c.instructions_size(); ++k) {
     const Instr& i = c.instructions(k);
     InstrRef& ref = comp->instrs[k];
@@ -76,10 +77,22 @@ void IndexMessages(const xla::HloComputationProto& c, CompRef* comp) {
     ref.source = &i;
     ref.parsed = true;
     ref.is_parameter = i.opcode() == "parameter";
-    comp->called.insert(comp->called.end(), i.called_computation_ids().begin(),
-                        i.called_computation_ids().end());
+    called->insert(called->end(), i.called_computation_ids().begin(),
+                   i.called_computation_ids().end());
   }
 }
+
+// A run of one computation's instructions, indexed on one thread; the
+// callees it found are joined to the computation's after.
+struct Piece {
+  int comp;
+  size_t begin, end;
+  std::vector<int64_t> called;
+};
+
+// Wire instructions go in pieces of at most this many: a module's entry
+// computation often holds most of them.
+constexpr size_t kPieceInstructions = 4096;
 
 }  // namespace
 
@@ -89,6 +102,7 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   index->module = &module;
   const int n = module.computations_size();
   index->comps.resize(n);
+  index->computations.reserve(n);
   auto count_of = [&](int k) -> size_t {
     return wire ? (*wire)[k].size()
                 : module.computations(k).instructions_size();
@@ -108,32 +122,47 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   index->instr_storage = base::LargeBuffer::Allocate(bytes);
   if (index->instr_storage.data() == nullptr) return false;
   InstrRef* next_ref = reinterpret_cast<InstrRef*>(index->instr_storage.data());
+  std::vector<Piece> pieces;
+  pieces.reserve(n + total / kPieceInstructions);
   for (int k = 0; k < n; ++k) {
     const size_t count = count_of(k);
-    for (size_t i = 0; i < count; ++i) new (next_ref + i) InstrRef();
     index->comps[k].instrs = absl::MakeSpan(next_ref, count);
     next_ref += count;
+    if (!wire) {
+      pieces.push_back({k, 0, count, {}});
+      continue;
+    }
+    for (size_t begin = 0; begin < count; begin += kPieceInstructions) {
+      pieces.push_back(
+          {k, begin, std::min(count, begin + kPieceInstructions), {}});
+    }
   }
-  // Computations are indexed independently: on `threads` threads.
-  std::atomic<int> next{0};
+  // Pieces are indexed independently: on up to `threads` threads.
+  std::atomic<size_t> next{0};
   std::atomic<bool> ok{true};
   auto work = [&] {
-    for (int k; ok && (k = next.fetch_add(1)) < n;) {
-      CompRef& comp = index->comps[k];
+    for (size_t p; ok && (p = next.fetch_add(1)) < pieces.size();) {
+      Piece& piece = pieces[p];
+      CompRef& comp = index->comps[piece.comp];
+      for (size_t i = piece.begin; i < piece.end; ++i) {
+        new (&comp.instrs[i]) InstrRef();
+      }
       if (!wire) {
-        IndexMessages(*comp.message, &comp);
+        IndexMessages(*comp.message, &comp, &piece.called);
         continue;
       }
-      const std::vector<std::string_view>& instrs = (*wire)[k];
-      for (size_t i = 0; i < instrs.size(); ++i) {
+      const std::vector<std::string_view>& instrs = (*wire)[piece.comp];
+      for (size_t i = piece.begin; i < piece.end; ++i) {
         if (instrs[i].size() > static_cast<size_t>(INT_MAX) ||
-            !ScanInstruction(instrs[i], &comp.instrs[i], &comp.called)) {
+            !ScanInstruction(instrs[i], &comp.instrs[i], &piece.called)) {
           ok = false;
           break;
         }
       }
     }
   };
+  threads = static_cast<int>(
+      std::clamp<size_t>(pieces.size(), 1, static_cast<size_t>(threads)));
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) {
     pool.emplace_back([&] {
@@ -143,6 +172,14 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   }
   work();
   for (std::thread& thread : pool) thread.join();
+  for (Piece& piece : pieces) {
+    std::vector<int64_t>& called = index->comps[piece.comp].called;
+    if (called.empty()) {
+      called = std::move(piece.called);
+    } else {
+      called.insert(called.end(), piece.called.begin(), piece.called.end());
+    }
+  }
   return ok;
 }
 

@@ -369,9 +369,9 @@ bool DecodeLightInstruction(std::string_view bytes, Instr* into,
 // is no verdict.
 bool SurelyParsesAsProgramShape(std::string_view bytes);
 
-// print_index.cc: the module's tables (computations indexed on `threads`
-// threads); computations printed in callee
-// order (post_order, positions in index.comps).
+// print_index.cc: the module's tables (indexed on up to `threads` threads,
+// a long computation in pieces); computations printed in callee order
+// (post_order, positions in index.comps).
 bool BuildModuleIndex(const xla::HloModuleProto& module,
                       const std::vector<std::vector<std::string_view>>* wire,
                       int threads, ModuleIndex* index);

@@ -164,16 +164,31 @@ TEST(PrintWire, SyntheticModulesOnOneThreadAndMany) {
 }
 
 // One computation holding most of a module (as an entry often does) is
-// cut between the printing threads: each prints a run of its lines, their
-// operands defined on the other's side, the root on the last.
+// indexed in pieces and cut between the printing threads: each prints a
+// run of its lines, their operands defined on the other's side, the root
+// on the last. Its calls, one in each of several pieces, order the
+// computations printed before it as a whole index would.
 TEST(PrintWire, OneLargeComputationSplitBetweenThreads) {
-  constexpr int kInstructions = 40000;
-  std::string text =
-      "HloModule long_entry\n\nENTRY %main (a: f32[8], b: f32[8]) -> f32[8] "
+  constexpr int kInstructions = 40000, kCallees = 4;
+  std::string text = "HloModule long_entry\n\n";
+  for (int f = 0; f < kCallees; ++f) {
+    text += "%f" + std::to_string(f) +
+            " (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n"
+            "  ROOT %n = f32[8]{0} negate(f32[8]{0} %p)\n}\n\n";
+  }
+  text +=
+      "ENTRY %main (a: f32[8], b: f32[8]) -> f32[8] "
       "{\n  %a = f32[8]{0} parameter(0)\n  %b = f32[8]{0} parameter(1)\n";
   std::string previous = "%a";
   for (int k = 0; k < kInstructions; ++k) {
     const std::string name = "%v" + std::to_string(k);
+    if (k % 10000 == 5000) {  // the last callee first
+      text += "  " + name + " = f32[8]{0} call(f32[8]{0} " + previous +
+              "), to_apply=%f" + std::to_string(kCallees - 1 - k / 10000) +
+              "\n";
+      previous = name;
+      continue;
+    }
     // Every tenth line refers back a long way: across the cut for some.
     const std::string other =
         k % 10 == 0 && k >= 20000 ? "%v" + std::to_string(k - 20000) : "%b";
@@ -182,10 +197,27 @@ TEST(PrintWire, OneLargeComputationSplitBetweenThreads) {
     previous = name;
   }
   text += "  ROOT %out = f32[8]{0} negate(f32[8]{0} " + previous + ")\n}\n";
-  const std::string bytes = PrintWireEncoded(text);
+  // Stored with the entry first, the callees print in the entry's call
+  // order, gathered piece by piece.
+  xla::HloProto hlo;
+  ASSERT_TRUE(hlo.ParseFromString(PrintWireEncoded(text)));
+  auto* computations = hlo.mutable_hlo_module()->mutable_computations();
+  for (int k = computations->size() - 1; k > 0; --k) {
+    computations->SwapElements(k, k - 1);
+  }
+  const std::string bytes = hlo.SerializeAsString();
   ASSERT_GT(bytes.size(), size_t{1} << 20);  // printed on threads
   EXPECT_TRUE(Deferred(bytes));
   ExpectSame(bytes, "one large computation");
+  absl::StatusOr<ProtoTextResult> printed = ConvertProtoFileToText(bytes);
+  ASSERT_TRUE(printed.ok()) << printed.status();
+  size_t previous_at = 0;
+  for (int f = kCallees - 1; f >= 0; --f) {
+    const size_t at = printed->text.find("%f" + std::to_string(f) + " ");
+    ASSERT_NE(at, std::string::npos) << f;
+    EXPECT_GT(at, previous_at) << f;
+    previous_at = at;
+  }
 }
 
 // Plain instructions print off their wire bytes without a parse; one with
