@@ -9,8 +9,18 @@ find_package(PkgConfig REQUIRED)
 # RE2 has no CMake config and its .pc reports version 0.0.0, so no version check.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
-# `hlo-lsp bundle` writes its .tar.gz with libarchive.
+# `hlo-lsp bundle` writes its .tar.gz with libarchive, loaded (dlopen) when
+# it writes one: its headers here, its soname for the loader.
 pkg_check_modules(LIBARCHIVE REQUIRED IMPORTED_TARGET libarchive)
+set(HLO_LSP_LIBARCHIVE_SONAME "libarchive.so.13")
+find_library(HLO_LSP_LIBARCHIVE_FILE NAMES archive HINTS ${LIBARCHIVE_LIBRARY_DIRS})
+if(HLO_LSP_LIBARCHIVE_FILE AND CMAKE_OBJDUMP)
+  execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${HLO_LSP_LIBARCHIVE_FILE}
+                  OUTPUT_VARIABLE libarchive_headers ERROR_QUIET)
+  if(libarchive_headers MATCHES "SONAME +([^\n ]+)")
+    set(HLO_LSP_LIBARCHIVE_SONAME "${CMAKE_MATCH_1}")
+  endif()
+endif()
 # Graphviz (cgraph + gvc) lays out `hlo-lsp graph`; its plugins load at run time.
 pkg_check_modules(GRAPHVIZ REQUIRED IMPORTED_TARGET libcgraph libgvc)
 # Abseil, protobuf and RE2 from Debian's static archives where they are

@@ -1,7 +1,5 @@
 #include "server/common/bundle.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "index/module_files.h"
+#include "server/common/archive_api.h"
 
 #ifndef HLO_LSP_VERSION
 #define HLO_LSP_VERSION "unknown"
@@ -57,13 +56,6 @@ struct Fd {
   }
 };
 
-struct ArchiveDeleter {
-  void operator()(archive* a) const { archive_write_free(a); }
-};
-struct EntryDeleter {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
-};
-
 absl::Status ErrnoError(const std::string& what, const std::string& path) {
   int error = errno;
   std::string message =
@@ -72,11 +64,31 @@ absl::Status ErrnoError(const std::string& what, const std::string& path) {
                          : absl::UnavailableError(message);
 }
 
-absl::Status ArchiveError(archive* a, const std::string& path) {
-  const char* why = archive_error_string(a);
-  return absl::UnavailableError(absl::StrCat("cannot write ", path, ": ",
-                                             why != nullptr ? why : "error"));
-}
+// An archive being written into out_path, freed with it.
+class Writer {
+ public:
+  Writer(const ArchiveApi& api, const std::string& out_path)
+      : api_(api), out_path_(out_path), archive_(api.archive_write_new()) {}
+  Writer(const Writer&) = delete;
+  ~Writer() {
+    if (archive_ != nullptr) api_.archive_write_free(archive_);
+  }
+
+  const ArchiveApi& api() const { return api_; }
+  archive* get() const { return archive_; }
+
+  absl::Status Error() const {
+    const char* why =
+        archive_ != nullptr ? api_.archive_error_string(archive_) : nullptr;
+    return absl::UnavailableError(absl::StrCat("cannot write ", out_path_, ": ",
+                                               why != nullptr ? why : "error"));
+  }
+
+ private:
+  const ArchiveApi& api_;
+  const std::string& out_path_;
+  archive* archive_;
+};
 
 // The archive's top folder: its file name without .tar.gz / .tgz.
 std::string TopFolder(const std::string& out_path) {
@@ -110,25 +122,25 @@ std::string Manifest(const BundlePlan& plan,
   return out;
 }
 
-absl::Status WriteHeader(archive* a, const std::string& name, uint64_t size,
-                         time_t mtime, const std::string& out_path) {
-  std::unique_ptr<archive_entry, EntryDeleter> entry(archive_entry_new());
-  archive_entry_set_pathname(entry.get(), name.c_str());
-  archive_entry_set_size(entry.get(), static_cast<la_int64_t>(size));
-  archive_entry_set_filetype(entry.get(), AE_IFREG);
-  archive_entry_set_perm(entry.get(), 0644);
-  archive_entry_set_mtime(entry.get(), mtime, 0);
-  if (archive_write_header(a, entry.get()) < ARCHIVE_WARN) {
-    return ArchiveError(a, out_path);
-  }
-  return absl::OkStatus();
+absl::Status WriteHeader(Writer& w, const std::string& name, uint64_t size,
+                         time_t mtime) {
+  const ArchiveApi& api = w.api();
+  archive_entry* entry = api.archive_entry_new();
+  if (entry == nullptr) return w.Error();
+  api.archive_entry_set_pathname(entry, name.c_str());
+  api.archive_entry_set_size(entry, static_cast<la_int64_t>(size));
+  api.archive_entry_set_filetype(entry, AE_IFREG);
+  api.archive_entry_set_perm(entry, 0644);
+  api.archive_entry_set_mtime(entry, mtime, 0);
+  const bool failed = api.archive_write_header(w.get(), entry) < ARCHIVE_WARN;
+  api.archive_entry_free(entry);
+  return failed ? w.Error() : absl::OkStatus();
 }
 
-absl::Status WriteAll(archive* a, const char* data, size_t size,
-                      const std::string& out_path) {
+absl::Status WriteAll(Writer& w, const char* data, size_t size) {
   while (size > 0) {
-    la_ssize_t n = archive_write_data(a, data, size);
-    if (n <= 0) return ArchiveError(a, out_path);
+    la_ssize_t n = w.api().archive_write_data(w.get(), data, size);
+    if (n <= 0) return w.Error();
     data += n;
     size -= static_cast<size_t>(n);
   }
@@ -136,8 +148,7 @@ absl::Status WriteAll(archive* a, const char* data, size_t size,
 }
 
 // Copies `size` bytes of `fd` into the current entry, a chunk at a time.
-absl::Status CopyFile(archive* a, int fd, const BundleFile& file,
-                      const std::string& out_path,
+absl::Status CopyFile(Writer& w, int fd, const BundleFile& file,
                       const std::atomic<bool>* cancelled) {
   std::vector<char> buffer(kChunk);
   uint64_t left = file.size;
@@ -153,8 +164,7 @@ absl::Status CopyFile(archive* a, int fd, const BundleFile& file,
       return absl::UnavailableError(
           absl::StrCat(file.source, " shrank while it was being bundled"));
     }
-    if (absl::Status s =
-            WriteAll(a, buffer.data(), static_cast<size_t>(n), out_path);
+    if (absl::Status s = WriteAll(w, buffer.data(), static_cast<size_t>(n));
         !s.ok()) {
       return s;
     }
@@ -169,44 +179,41 @@ absl::Status WriteArchive(int fd, const BundlePlan& plan,
                           const std::vector<time_t>& mtimes, Bundle* bundle,
                           const std::string& out_path,
                           const std::atomic<bool>* cancelled) {
-  std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
+  absl::StatusOr<const ArchiveApi*> api = LoadArchiveApi();
+  if (!api.ok()) return api.status();
+  Writer w(**api, out_path);
+  if (w.get() == nullptr) return w.Error();
   // pax_restricted: plain ustar, with pax headers only for what ustar cannot
   // hold (XLA's file names reach 255 bytes, ustar's 100 + 155).
-  if (archive_write_add_filter_gzip(a.get()) != ARCHIVE_OK ||
-      archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
-      archive_write_open_fd(a.get(), fd) != ARCHIVE_OK) {
-    return ArchiveError(a.get(), out_path);
+  if ((*api)->archive_write_add_filter_gzip(w.get()) != ARCHIVE_OK ||
+      (*api)->archive_write_set_format_pax_restricted(w.get()) != ARCHIVE_OK ||
+      (*api)->archive_write_open_fd(w.get(), fd) != ARCHIVE_OK) {
+    return w.Error();
   }
   const std::string top = TopFolder(out_path) + "/";
   bundle->manifest = Manifest(plan, bundle->files);
-  if (absl::Status s =
-          WriteHeader(a.get(), top + "MANIFEST.txt", bundle->manifest.size(),
-                      ::time(nullptr), out_path);
+  if (absl::Status s = WriteHeader(w, top + "MANIFEST.txt",
+                                   bundle->manifest.size(), ::time(nullptr));
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = WriteAll(a.get(), bundle->manifest.data(),
-                                bundle->manifest.size(), out_path);
+  if (absl::Status s =
+          WriteAll(w, bundle->manifest.data(), bundle->manifest.size());
       !s.ok()) {
     return s;
   }
   for (size_t i = 0; i < bundle->files.size(); ++i) {
     const BundleFile& file = bundle->files[i];
-    if (absl::Status s = WriteHeader(a.get(), top + file.name, file.size,
-                                     mtimes[i], out_path);
+    if (absl::Status s = WriteHeader(w, top + file.name, file.size, mtimes[i]);
         !s.ok()) {
       return s;
     }
-    if (absl::Status s =
-            CopyFile(a.get(), inputs[i].fd, file, out_path, cancelled);
-        !s.ok()) {
+    if (absl::Status s = CopyFile(w, inputs[i].fd, file, cancelled); !s.ok()) {
       return s;
     }
   }
   // Close flushes the gzip stream: its failure is a failed write.
-  if (archive_write_close(a.get()) != ARCHIVE_OK) {
-    return ArchiveError(a.get(), out_path);
-  }
+  if ((*api)->archive_write_close(w.get()) != ARCHIVE_OK) return w.Error();
   return absl::OkStatus();
 }
 
