@@ -9,20 +9,28 @@ find_package(PkgConfig REQUIRED)
 # RE2 has no CMake config and its .pc reports version 0.0.0, so no version check.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
-# `hlo-lsp bundle` writes its .tar.gz with libarchive, loaded (dlopen) when
-# it writes one: its headers here, its soname for the loader.
-pkg_check_modules(LIBARCHIVE REQUIRED IMPORTED_TARGET libarchive)
-set(HLO_LSP_LIBARCHIVE_SONAME "libarchive.so.13")
-find_library(HLO_LSP_LIBARCHIVE_FILE NAMES archive HINTS ${LIBARCHIVE_LIBRARY_DIRS})
-if(HLO_LSP_LIBARCHIVE_FILE AND CMAKE_OBJDUMP)
-  execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${HLO_LSP_LIBARCHIVE_FILE}
-                  OUTPUT_VARIABLE libarchive_headers ERROR_QUIET)
-  if(libarchive_headers MATCHES "SONAME +([^\n ]+)")
-    set(HLO_LSP_LIBARCHIVE_SONAME "${CMAKE_MATCH_1}")
+# The soname of the library `name` (lib<name>.so in `hints` or the usual
+# places) in `out`, `fallback` when objdump cannot tell: for dlopen.
+function(hlo_lsp_soname_of name hints fallback out)
+  set(soname "${fallback}")
+  find_library(HLO_LSP_${name}_FILE NAMES ${name} HINTS ${hints})
+  if(HLO_LSP_${name}_FILE AND CMAKE_OBJDUMP)
+    execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${HLO_LSP_${name}_FILE}
+                    OUTPUT_VARIABLE headers ERROR_QUIET)
+    if(headers MATCHES "SONAME +([^\n ]+)")
+      set(soname "${CMAKE_MATCH_1}")
+    endif()
   endif()
-endif()
-# Graphviz (cgraph + gvc) lays out `hlo-lsp graph`; its plugins load at run time.
-pkg_check_modules(GRAPHVIZ REQUIRED IMPORTED_TARGET libcgraph libgvc)
+  set(${out} "${soname}" PARENT_SCOPE)
+endfunction()
+# `hlo-lsp bundle` writes its .tar.gz with libarchive, and `graph` lays out
+# with Graphviz (cgraph + gvc; its plugins load at run time): both loaded
+# (dlopen) when first used, so their headers here and their sonames.
+pkg_check_modules(LIBARCHIVE REQUIRED libarchive)
+hlo_lsp_soname_of(archive "${LIBARCHIVE_LIBRARY_DIRS}" libarchive.so.13
+                  HLO_LSP_LIBARCHIVE_SONAME)
+pkg_check_modules(GRAPHVIZ REQUIRED libcgraph libgvc)
+hlo_lsp_soname_of(gvc "${GRAPHVIZ_LIBRARY_DIRS}" libgvc.so.6 HLO_LSP_LIBGVC_SONAME)
 # Abseil, protobuf and RE2 from Debian's static archives where they are
 # installed: each shared library costs the loader a mapping and its
 # relocations at every start, and abseil alone is twenty of them

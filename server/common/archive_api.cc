@@ -10,7 +10,7 @@
 namespace hlo_lsp {
 namespace {
 
-absl::StatusOr<ArchiveApi> Load() {
+absl::StatusOr<ArchiveApi> LoadArchive() {
   absl::StatusOr<hlo::base::DynamicLibrary> library =
       hlo::base::DynamicLibrary::Open(
           {HLO_LSP_LIBARCHIVE_SONAME, "libarchive.so.13", "libarchive.so"});
@@ -34,7 +34,7 @@ absl::StatusOr<ArchiveApi> Load() {
 
 absl::StatusOr<const ArchiveApi*> LoadArchiveApi() {
   static const absl::StatusOr<ArchiveApi>* const api =
-      new absl::StatusOr<ArchiveApi>(Load());
+      new absl::StatusOr<ArchiveApi>(LoadArchive());
   if (!api->ok()) return api->status();
   return &**api;
 }
