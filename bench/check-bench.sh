@@ -4,21 +4,23 @@
 #   bench/check-bench.sh [BINARY]     (default build/hlo-lsp; run by hand)
 # The folder is a 200 MB ../shared/tools/make-dump-dir folder kept in
 # $HLO_LSP_BENCH_DIR (default /tmp/hlo-lsp-bench-200M). Prints the median
-# of 5 runs of each and their ratio.
+# of 7 runs of each, taken in turn, and their ratio.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 binary=${1:-$root/build/hlo-lsp}
 shared=${HLO_LSP_SHARED:-$root/../shared}
 dump=${HLO_LSP_BENCH_DIR:-/tmp/hlo-lsp-bench-200M}
 command -v rg >/dev/null || { echo "check-bench: needs rg (ripgrep)"; exit 2; }
-source "$root/bench/lib.sh"  # median, cpu_ms, hlo_text_list
+source "$root/bench/lib.sh"  # interleaved, cpu_ms, hlo_text_list
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 hlo_text_list "$dump" "$shared" "$list"
 files=$(wc -l <"$list")
 bytes=$(xargs -a "$list" -d '\n' cat | wc -c)
-check_us=$(median xargs -a "$list" -d '\n' "$binary" check)
-rg_us=$(median xargs -a "$list" -d '\n' rg -c ' = ')
+run_check() { xargs -a "$list" -d '\n' "$binary" check; }
+run_rg() { xargs -a "$list" -d '\n' rg -c ' = '; }
+mapfile -t medians < <(interleaved 7 run_check run_rg)
+check_us=${medians[0]} rg_us=${medians[1]}
 awk -v f="$files" -v b="$bytes" -v c="$check_us" -v r="$rg_us" 'BEGIN {
   printf "%d files, %.0f MB\n", f, b / 1e6
   printf "hlo-lsp check  %8.3f s  %7.1f MB/s\n", c / 1e6, b / c

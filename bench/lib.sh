@@ -14,6 +14,31 @@ median() {
   printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
 }
 
+# interleaved N FUNCTION...: runs the functions (shell functions taking no
+# arguments) in turn for N rounds and prints each one's median wall time
+# in microseconds, a line each, in the order given. Side by side, runs see
+# the same drift of a shared machine's speed; blocks of runs one after the
+# other do not, and their ratio drifts with it.
+interleaved() {
+  local rounds=$1
+  shift
+  local -A samples=()
+  local round name start end
+  for ((round = 0; round < rounds; round++)); do
+    for name in "$@"; do
+      start=$(date +%s%N)
+      "$name" >/dev/null 2>&1 || true
+      end=$(date +%s%N)
+      samples[$name]+="$(((end - start) / 1000)) "
+    done
+  done
+  for name in "$@"; do
+    # shellcheck disable=SC2086  # the times are words
+    printf '%s\n' ${samples[$name]} | sort -n |
+      awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'
+  done
+}
+
 # cpu_ms COMMAND...: the median CPU time (user + sys, all threads) of 5 runs,
 # in milliseconds: on a shared, loaded machine it swings less than wall time.
 cpu_ms() {

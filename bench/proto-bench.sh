@@ -9,10 +9,10 @@
 # same number of bytes, in MB/s of text (CPU time; medians of 3 runs).
 # Then, side by side: `hlo-lsp convert X.pb` against `hlo-lsp check` of the
 # text it prints, and against `check --no-verify` (the parse alone), wall
-# time, medians of 5, for the largest corpus module and the 50 MB one; the
-# goal is a ratio (convert / parse) of at most 1.0.
+# time, medians of 11 runs taken in turn, for the largest corpus module
+# and the 50 MB one; the goal is a ratio (convert / parse) of at most 1.0.
 # With HLO_LSP_PROTO_BENCH_BASE=OLD_HLO_LSP, that binary's convert of the
-# same file is timed too, right after, against the same check time (a
+# same file takes its turn too, against the same check time (a
 # before/after on a busy machine).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,14 +42,20 @@ echo "== the $n largest corpus modules"
 echo "== $large"
 "$bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   "$large" 2>&1 | grep -E 'median|proto bytes'
-echo "== convert X.pb vs check of its text (wall time, medians of 5)"
+echo "== convert X.pb vs check of its text (wall time, medians of 11 in turn)"
 for f in "$(head -n 1 "$work/largest.list")" "$large"; do
   "$hlo" convert "$f" --to proto -o "$work/x.pb" >/dev/null
   "$hlo" convert "$work/x.pb" -o "$work/x.txt" >/dev/null
   text_bytes=$(stat -c %s "$work/x.txt")
-  convert_us=$(median "$hlo" convert "$work/x.pb" -o -)
-  check_us=$(median "$hlo" check "$work/x.txt")
-  parse_us=$(median "$hlo" check --no-verify "$work/x.txt")
+  run_convert() { "$hlo" convert "$work/x.pb" -o -; }
+  run_check() { "$hlo" check "$work/x.txt"; }
+  run_parse() { "$hlo" check --no-verify "$work/x.txt"; }
+  run_base() { "$HLO_LSP_PROTO_BENCH_BASE" convert "$work/x.pb" -o -; }
+  runs=(run_convert run_check run_parse)
+  [ -n "${HLO_LSP_PROTO_BENCH_BASE:-}" ] && runs+=(run_base)
+  mapfile -t medians < <(interleaved 11 "${runs[@]}")
+  convert_us=${medians[0]} check_us=${medians[1]} parse_us=${medians[2]}
+  base_us=${medians[3]:-}
   awk -v name="$(basename "$f")" -v b="$text_bytes" -v c="$convert_us" \
       -v k="$check_us" -v p="$parse_us" 'BEGIN {
     printf "%-44s %6.1f MB text: convert %8.1f ms (%6.1f MB/s), " \
@@ -58,9 +64,8 @@ for f in "$(head -n 1 "$work/largest.list")" "$large"; do
            name, b / 1e6, c / 1e3, b / c, k / 1e3, b / k, c / k,
            p / 1e3, c / p }'
   if [ -n "${HLO_LSP_PROTO_BENCH_BASE:-}" ]; then
-    base_us=$(median "$HLO_LSP_PROTO_BENCH_BASE" convert "$work/x.pb" -o -)
-    awk -v c="$base_us" -v k="$check_us" 'BEGIN {
-      printf "  %-42s convert %8.1f ms, ratio %.2f\n", "base binary:",
-             c / 1e3, c / k }'
+    awk -v c="$base_us" -v k="$check_us" -v p="$parse_us" 'BEGIN {
+      printf "  %-42s convert %8.1f ms, ratio %.2f; to --no-verify %.2f\n",
+             "base binary:", c / 1e3, c / k, c / p }'
   fi
 done
