@@ -11,6 +11,39 @@ bool IsNameChar(char c) {
          (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
 
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The shape `id`'s text when written with its first character at `begin`
+// (blanks skipped), no further than `limit`.
+std::optional<Span> ShapeTextFrom(const ParsedFile& file, Id id, Offset begin,
+                                  Offset limit) {
+  if (id >= file.shapes.size() || file.shapes[id].span.empty()) {
+    return std::nullopt;
+  }
+  const Span interned = file.shapes[id].span;
+  std::string_view text = file.text();
+  limit = std::min<Offset>(limit, static_cast<Offset>(text.size()));
+  while (begin < limit && IsBlank(text[begin])) ++begin;
+  if (begin > limit || limit - begin < interned.size()) return std::nullopt;
+  const Span own{begin, begin + interned.size()};
+  if (file.Text(own) != file.Text(interned)) return std::nullopt;
+  return own;
+}
+
+// The shape `id`'s text when written with its last character just before
+// `end` (blanks skipped).
+std::optional<Span> ShapeTextBefore(const ParsedFile& file, Id id, Offset end) {
+  if (id >= file.shapes.size() || file.shapes[id].span.empty()) {
+    return std::nullopt;
+  }
+  const Offset size = file.shapes[id].span.size();
+  std::string_view text = file.text();
+  end = std::min<Offset>(end, static_cast<Offset>(text.size()));
+  while (end > 0 && IsBlank(text[end - 1])) --end;
+  if (end < size) return std::nullopt;
+  return ShapeTextFrom(file, id, end - size, end);
+}
+
 // Picks the smaller of two candidate spans (the innermost node wins).
 bool Tighter(Span candidate, const NodeAt& best) {
   return best.kind == NodeKind::kNone || candidate.size() < best.span.size();
@@ -381,6 +414,34 @@ bool StackFrameLocation(const ParsedFile& file, Id module, int64_t frame_id,
         StripQuotes(file.Text(t.function_names[loc.function_name_id - 1]));
   }
   return true;
+}
+
+std::optional<Span> OwnShapeSpan(const ParsedFile& file,
+                                 const Instruction& inst) {
+  if (inst.opcode_span.empty()) return std::nullopt;
+  return ShapeTextBefore(file, inst.shape, inst.opcode_span.begin);
+}
+
+std::optional<Span> OwnShapeSpan(const ParsedFile& file,
+                                 const Operand& operand) {
+  return ShapeTextFrom(file, operand.shape, operand.span.begin,
+                       operand.span.end);
+}
+
+std::optional<Span> OwnShapeSpan(const ParsedFile& file,
+                                 const Parameter& param) {
+  std::string_view text = file.text();
+  Offset at = param.name.end;
+  while (at < text.size() && IsBlank(text[at])) ++at;
+  if (at >= text.size() || text[at] != ':') return std::nullopt;
+  return ShapeTextFrom(file, param.shape, at + 1,
+                       static_cast<Offset>(text.size()));
+}
+
+std::optional<Span> OwnResultShapeSpan(const ParsedFile& file,
+                                       const Computation& comp) {
+  if (comp.body.empty()) return std::nullopt;
+  return ShapeTextBefore(file, comp.result_shape, comp.body.begin);
 }
 
 }  // namespace hlo

@@ -85,6 +85,21 @@ Id FindInstruction(const ParsedFile& file, Id computation,
 std::string_view MetadataField(const ParsedFile& file, Id instruction,
                                std::string_view key, Span* where = nullptr);
 
+// Where a use writes its shape. Shapes are interned by their text, so
+// file.shapes[id].span is only where that text was first written; these
+// find the use's own copy: before an instruction's opcode, at the start of
+// an operand, after a parameter's `name:`, before a body's `{`. nullopt
+// where the use has no text of its own (no shape written, an inferred one)
+// or the text is not where the syntax puts it.
+std::optional<Span> OwnShapeSpan(const ParsedFile& file,
+                                 const Instruction& inst);
+std::optional<Span> OwnShapeSpan(const ParsedFile& file,
+                                 const Operand& operand);
+std::optional<Span> OwnShapeSpan(const ParsedFile& file,
+                                 const Parameter& param);
+std::optional<Span> OwnResultShapeSpan(const ParsedFile& file,
+                                       const Computation& comp);
+
 // Source location from the StackFrames tables for `stack_frame_id`:
 // the innermost frame's file and line. False when the tables lack it.
 bool StackFrameLocation(const ParsedFile& file, Id module, int64_t frame_id,

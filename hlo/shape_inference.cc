@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/attributes.h"
+#include "hlo/query.h"
 #include "hlo/shape_inference_internal.h"
 
 #define XXH_INLINE_ALL
@@ -143,41 +144,13 @@ bool KeepsElementTypes(Opcode op) {
 
 }  // namespace
 
-// Where instruction `inst` writes its shape: shapes are interned by text, so
-// the shape's own span may be another instruction's; the text right before
-// the opcode is this one's.
-namespace {
-
-// The copy of shape `id`'s text that ends (blanks aside) at `end`, or
-// nullopt.
-std::optional<Span> OwnShapeSpanBefore(const ParsedFile& file, Id id,
-                                       Offset end) {
-  const Span interned = file.shapes[id].span;
-  std::string_view text = file.text();
-  end = std::min<Offset>(end, static_cast<Offset>(text.size()));
-  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' ||
-                     text[end - 1] == '\n' || text[end - 1] == '\r')) {
-    --end;
-  }
-  if (end >= interned.size()) {
-    Span own{end - interned.size(), end};
-    if (file.Text(own) == file.Text(interned)) return own;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 Span DeclaredShapeSpan(const ParsedFile& file, const Instruction& inst) {
-  return OwnShapeSpanBefore(file, inst.shape, inst.opcode_span.begin)
-      .value_or(inst.opcode_span);
+  return OwnShapeSpan(file, inst).value_or(inst.opcode_span);
 }
 
 Span SignatureResultSpan(const ParsedFile& file, const Computation& c) {
-  const Span interned = file.shapes[c.result_shape].span;
-  if (c.body.empty()) return interned;
-  return OwnShapeSpanBefore(file, c.result_shape, c.body.begin)
-      .value_or(interned);
+  if (c.result_shape >= file.shapes.size()) return c.name;
+  return OwnResultShapeSpan(file, c).value_or(file.shapes[c.result_shape].span);
 }
 
 namespace shape_inference_internal {

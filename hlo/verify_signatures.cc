@@ -6,6 +6,7 @@
 
 #include "base/strings.h"
 #include "hlo/attributes.h"
+#include "hlo/query.h"
 #include "hlo/shape_inference.h"
 #include "hlo/verify_internal.h"
 
@@ -56,19 +57,14 @@ void CheckOperandShapes(const Findings& f) {
     if (!declared || !actual || ShapesCompatible(*declared, *actual, false)) {
       continue;
     }
-    // Shapes are interned: the table's span is the text's first place in
-    // the file, the operand's own copy starts its span.
-    const Span interned = file.shapes[operand.shape].span;
-    const Span own{operand.span.begin, operand.span.begin + interned.size()};
-    f.Error(own.end <= operand.span.end && file.Text(own) == file.Text(interned)
-                ? own
-                : interned,
-            base::Cat("The declared operand shape ", ShapeString(*declared),
-                      " is not compatible with the shape of the operand "
-                      "instruction ",
-                      ShapeString(*actual), "."),
-            {{NameOrSpan(file.instructions[operand.Producer()]),
-              "the operand's definition"}});
+    f.Error(
+        OwnShapeSpan(file, operand).value_or(file.shapes[operand.shape].span),
+        base::Cat("The declared operand shape ", ShapeString(*declared),
+                  " is not compatible with the shape of the operand "
+                  "instruction ",
+                  ShapeString(*actual), "."),
+        {{NameOrSpan(file.instructions[operand.Producer()]),
+          "the operand's definition"}});
   }
 }
 

@@ -1,6 +1,7 @@
 // textDocument/semanticTokens/full and /range: names, opcodes, shapes and
 // attribute keys, in LSP's relative encoding.
 #include <algorithm>
+#include <optional>
 
 #include "hlo/query.h"
 #include "server/features/features.h"
@@ -32,6 +33,12 @@ void Add(hlo::Span span, uint32_t type, uint32_t modifiers, hlo::Span window,
   out->push_back(Token{span, type, modifiers});
 }
 
+// Each use's own copy of its shape's text (shapes are interned by text).
+void AddShape(std::optional<hlo::Span> span, hlo::Span window,
+              std::vector<Token>* out) {
+  if (span) Add(*span, kType, 0, window, out);
+}
+
 void Collect(const hlo::ParsedFile& file, hlo::Span window,
              std::vector<Token>* tokens) {
   for (const hlo::Module& mod : file.modules) {
@@ -44,28 +51,20 @@ void Collect(const hlo::ParsedFile& file, hlo::Span window,
     for (hlo::Id p = comp.parameters.begin; p < comp.parameters.end(); ++p) {
       const hlo::Parameter& param = file.parameters[p];
       Add(param.name, kParameter, kDeclaration, window, tokens);
-      if (param.shape < file.shapes.size()) {
-        Add(file.shapes[param.shape].span, kType, 0, window, tokens);
-      }
+      AddShape(hlo::OwnShapeSpan(file, param), window, tokens);
     }
-    if (comp.result_shape < file.shapes.size()) {
-      Add(file.shapes[comp.result_shape].span, kType, 0, window, tokens);
-    }
+    AddShape(hlo::OwnResultShapeSpan(file, comp), window, tokens);
     for (hlo::Id i = comp.instructions.begin; i < comp.instructions.end();
          ++i) {
       const hlo::Instruction& inst = file.instructions[i];
       if (inst.span.end < window.begin || inst.span.begin > window.end)
         continue;
       Add(inst.name, kVariable, kDeclaration, window, tokens);
-      if (inst.shape < file.shapes.size()) {
-        Add(file.shapes[inst.shape].span, kType, 0, window, tokens);
-      }
+      AddShape(hlo::OwnShapeSpan(file, inst), window, tokens);
       Add(inst.opcode_span, kKeyword, 0, window, tokens);
       for (hlo::Id o = inst.operands.begin; o < inst.operands.end(); ++o) {
         const hlo::Operand& op = file.operands[o];
-        if (op.shape < file.shapes.size()) {
-          Add(file.shapes[op.shape].span, kType, 0, window, tokens);
-        }
+        AddShape(hlo::OwnShapeSpan(file, op), window, tokens);
         Add(op.name, kVariable, 0, window, tokens);
       }
       for (hlo::Id a = inst.attributes.begin; a < inst.attributes.end(); ++a) {

@@ -56,8 +56,6 @@ std::string SemanticTokensExpected(const Annotations& a,
   return out;
 }
 
-// Every shape text is written once: repeated shapes are the bug in
-// DISABLED_RepeatedShapesEachGetAToken below.
 constexpr char kSemanticTokensModule[] = R"(HloModule $namespace_decl[[m]]
 
 %$function_decl[[add]] ($parameter_decl[[x]]: $type[[f32[]]], $parameter_decl[[y]]: $type[[f32[1]]]) -> $type[[f32[2]]] {
@@ -100,11 +98,17 @@ ENTRY %$function_decl[[main]] () -> $type[[f32[]]] {
   EXPECT_EQ(Decode(SemanticTokensFull(*snap)), SemanticTokensExpected(a));
 }
 
-// Suspected bug: the parser interns top-level shapes by their text, so
-// file.shapes[id].span is the first place that text was written, and
-// semantic_tokens.cc marks only that one; every later `f32[]` gets no token.
-TEST(SemanticTokensTest, DISABLED_RepeatedShapesEachGetAToken) {
+// The parser interns shapes by their text, so file.shapes[id].span is the
+// first place that text was written: each later `f32[]` (result, operand,
+// parameter, signature) is found where the syntax puts it.
+TEST(SemanticTokensTest, RepeatedShapesEachGetAToken) {
   Annotations a(R"(HloModule $namespace_decl[[m]]
+
+%$function_decl[[f]] ($parameter_decl[[x]]: $type[[f32[]]], $parameter_decl[[y]] :  $type[[f32[]]]) -> $type[[f32[]]] {
+  %$variable_decl[[x]] = $type[[f32[]]] $keyword[[parameter]](0)
+  %$variable_decl[[y]] = $type[[f32[]]] $keyword[[parameter]](1)
+  ROOT %$variable_decl[[s]] = $type[[f32[]]] $keyword[[add]]($type[[f32[]]] %$variable[[x]], $variable[[y]])
+}
 
 ENTRY %$function_decl[[main]] () -> $type[[f32[]]] {
   %$variable_decl[[a]] = $type[[f32[]]] $keyword[[constant]](1)
