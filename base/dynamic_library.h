@@ -7,9 +7,11 @@
 
 #include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/strings.h"
 
 namespace hlo::base {
 
@@ -41,6 +43,39 @@ class DynamicLibrary {
   void* handle_;
   std::string name_;
 };
+
+// For an X-macro list of an Api struct's members, inside a `load` function
+// of LoadApiOnce: loads `name` from `library` into `api->name`, or returns
+// the error.
+#define HLO_LSP_LOAD_API_MEMBER(name)                              \
+  if (absl::Status s = library.Load(#name, &api->name); !s.ok()) { \
+    return s;                                                      \
+  }
+
+// A library's functions (a struct `Api` of pointers), loaded from the
+// first of `names` on the first call and kept for the process:
+// `load(library, &api)` fills the struct. Every call after a failed load
+// returns the same error: `purpose` (what the library is needed for and how
+// to install it), then what was missing.
+template <typename Api>
+absl::StatusOr<const Api*> LoadApiOnce(
+    std::initializer_list<const char*> names,
+    absl::Status (*load)(const DynamicLibrary&, Api*),
+    std::string_view purpose) {
+  static const absl::StatusOr<Api>* const api = [&] {
+    absl::StatusOr<DynamicLibrary> library = DynamicLibrary::Open(names);
+    absl::Status status = library.status();
+    Api loaded;
+    if (status.ok()) status = load(*library, &loaded);
+    if (!status.ok()) {
+      return new absl::StatusOr<Api>(
+          absl::FailedPreconditionError(Cat(purpose, ": ", status.message())));
+    }
+    return new absl::StatusOr<Api>(loaded);
+  }();
+  if (!api->ok()) return api->status();
+  return &**api;
+}
 
 }  // namespace hlo::base
 

@@ -56,6 +56,11 @@ std::string Cat(const Args&... args) {
   return out;
 }
 
+// A space, tab or line break: what separates tokens in HLO text.
+inline bool IsBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 // Whether every byte is below 0x80, eight bytes at a time (names in a
 // dump are ASCII almost always: the check sits on hot paths).
 inline bool IsAscii(std::string_view s) {

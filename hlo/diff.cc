@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "base/strings.h"
 
 namespace hlo {
 namespace {
@@ -27,8 +28,6 @@ bool IsWordChar(char c) {
 // Words and strings: a blank between two of them is kept.
 bool IsWordEnd(char c) { return IsWordChar(c) || c == '"' || c == '\''; }
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 // The text without the '%' of names, outside quoted strings, and with its
 // blanks: each run as one space when `keep_blanks` (for showing), else only
 // where they separate two words or strings (for comparing, so that
@@ -39,7 +38,7 @@ std::string Normalize(std::string_view text, bool keep_blanks) {
   bool pending_blank = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (IsBlank(c)) {
+    if (base::IsBlank(c)) {
       pending_blank = true;
       continue;
     }

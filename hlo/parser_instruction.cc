@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/strings.h"
 #include "hlo/absl_compat.h"
 #include "hlo/attributes.h"
 #include "hlo/literal_text.h"
@@ -18,8 +19,6 @@ bool IsComputationRefKey(std::string_view key) {
          key == "branch_computations" || key == "called_computations";
 }
 
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
 // Splits a `{a, %b}` or `a` value into the name spans it holds; false when
 // the value is something else (an inline computation body, say).
 template <typename Fn>
@@ -33,14 +32,14 @@ bool ForEachName(std::string_view text, Span value, Fn&& fn) {
   }
   Offset i = begin;
   while (true) {
-    while (i < end && IsBlank(text[i])) ++i;
+    while (i < end && base::IsBlank(text[i])) ++i;
     if (i >= end) return true;
     if (text[i] == '%') ++i;
     Offset name_begin = i;
     while (i < end && IsIdentChar(text[i])) ++i;
     if (i == name_begin) return false;
     Span name{name_begin, i};
-    while (i < end && IsBlank(text[i])) ++i;
+    while (i < end && base::IsBlank(text[i])) ++i;
     if (i < end && text[i] != ',') return false;
     fn(name);
     if (i < end) ++i;  // ','
@@ -216,9 +215,9 @@ bool Parser::ParseRawOperandList(Instruction* inst) {
     std::string_view body = text_.substr(inst->operand_list.begin + 1,
                                          end - inst->operand_list.begin - 2);
     size_t b = 0;
-    while (b < body.size() && IsBlank(body[b])) ++b;
+    while (b < body.size() && base::IsBlank(body[b])) ++b;
     size_t e = body.size();
-    while (e > b && IsBlank(body[e - 1])) --e;
+    while (e > b && base::IsBlank(body[e - 1])) --e;
     bool digits = e > b;
     for (size_t k = b; k < e; ++k) digits &= body[k] >= '0' && body[k] <= '9';
     if (!digits) {
@@ -418,7 +417,7 @@ bool Parser::ParseAttributeValue(const Token& key, Id* out) {
   std::string_view key_text = Text(key.span);
   Offset begin = key.span.end + 1;  // after '='
   // Full-bodies printing writes `to_apply=\n{...}`.
-  while (begin < text_.size() && IsBlank(text_[begin])) ++begin;
+  while (begin < text_.size() && base::IsBlank(text_[begin])) ++begin;
   Offset end = begin < text_.size()
                    ? ScanAttributeValue(begin, key_text == "literal")
                    : begin;
@@ -471,7 +470,8 @@ Offset Parser::ScanAttributeValue(Offset begin, bool allow_trailing_group) {
       Offset e = ScanString(text_, i);
       if (e == kNone) return kNone;
       i = e;
-    } else if (IsBlank(c) || c == ',' || c == ')' || c == '}' || c == ']') {
+    } else if (base::IsBlank(c) || c == ',' || c == ')' || c == '}' ||
+               c == ']') {
       break;
     } else {
       ++i;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/strings.h"
+
 namespace hlo {
 namespace {
 
@@ -10,8 +12,6 @@ bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
          (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 }
-
-bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // The shape `id`'s text when written with its first character at `begin`
 // (blanks skipped), no further than `limit`.
@@ -23,7 +23,7 @@ std::optional<Span> ShapeTextFrom(const ParsedFile& file, Id id, Offset begin,
   const Span interned = file.shapes[id].span;
   std::string_view text = file.text();
   limit = std::min<Offset>(limit, static_cast<Offset>(text.size()));
-  while (begin < limit && IsBlank(text[begin])) ++begin;
+  while (begin < limit && base::IsBlank(text[begin])) ++begin;
   if (begin > limit || limit - begin < interned.size()) return std::nullopt;
   const Span own{begin, begin + interned.size()};
   if (file.Text(own) != file.Text(interned)) return std::nullopt;
@@ -39,7 +39,7 @@ std::optional<Span> ShapeTextBefore(const ParsedFile& file, Id id, Offset end) {
   const Offset size = file.shapes[id].span.size();
   std::string_view text = file.text();
   end = std::min<Offset>(end, static_cast<Offset>(text.size()));
-  while (end > 0 && IsBlank(text[end - 1])) --end;
+  while (end > 0 && base::IsBlank(text[end - 1])) --end;
   if (end < size) return std::nullopt;
   return ShapeTextFrom(file, id, end - size, end);
 }
@@ -432,7 +432,7 @@ std::optional<Span> OwnShapeSpan(const ParsedFile& file,
                                  const Parameter& param) {
   std::string_view text = file.text();
   Offset at = param.name.end;
-  while (at < text.size() && IsBlank(text[at])) ++at;
+  while (at < text.size() && base::IsBlank(text[at])) ++at;
   if (at >= text.size() || text[at] != ':') return std::nullopt;
   return ShapeTextFrom(file, param.shape, at + 1,
                        static_cast<Offset>(text.size()));

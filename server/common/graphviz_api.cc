@@ -1,7 +1,5 @@
 #include "server/common/graphviz_api.h"
 
-#include <string>
-
 #include "absl/status/status.h"
 #include "base/dynamic_library.h"
 
@@ -12,36 +10,21 @@
 namespace hlo_lsp {
 namespace {
 
-absl::StatusOr<GraphvizApi> LoadGraphviz() {
-  // libgvc needs libcgraph: the loader brings it, and a symbol looked up
-  // in libgvc's handle is found in either.
-  absl::StatusOr<hlo::base::DynamicLibrary> library =
-      hlo::base::DynamicLibrary::Open(
-          {HLO_LSP_LIBGVC_SONAME, "libgvc.so.6", "libgvc.so"});
-  if (!library.ok()) {
-    return absl::FailedPreconditionError(
-        "Graphviz is needed to draw graphs (Debian: apt install "
-        "libgvc6): " +
-        std::string(library.status().message()));
-  }
-  GraphvizApi api;
-#define HLO_LSP_GRAPHVIZ_LOAD(name)                                \
-  if (absl::Status s = library->Load(#name, &api.name); !s.ok()) { \
-    return absl::FailedPreconditionError(s.message());             \
-  }
-  HLO_LSP_GRAPHVIZ_FUNCTIONS(HLO_LSP_GRAPHVIZ_LOAD)
-  HLO_LSP_GRAPHVIZ_VARIABLES(HLO_LSP_GRAPHVIZ_LOAD)
-#undef HLO_LSP_GRAPHVIZ_LOAD
-  return api;
+// libgvc needs libcgraph: the loader brings it, and a symbol looked up in
+// libgvc's handle is found in either.
+absl::Status LoadGraphvizSymbols(const hlo::base::DynamicLibrary& library,
+                                 GraphvizApi* api) {
+  HLO_LSP_GRAPHVIZ_FUNCTIONS(HLO_LSP_LOAD_API_MEMBER)
+  HLO_LSP_GRAPHVIZ_VARIABLES(HLO_LSP_LOAD_API_MEMBER)
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 absl::StatusOr<const GraphvizApi*> LoadGraphvizApi() {
-  static const absl::StatusOr<GraphvizApi>* const api =
-      new absl::StatusOr<GraphvizApi>(LoadGraphviz());
-  if (!api->ok()) return api->status();
-  return &**api;
+  return hlo::base::LoadApiOnce<GraphvizApi>(
+      {HLO_LSP_LIBGVC_SONAME, "libgvc.so.6", "libgvc.so"}, LoadGraphvizSymbols,
+      "Graphviz is needed to draw graphs (Debian: apt install libgvc6)");
 }
 
 }  // namespace hlo_lsp

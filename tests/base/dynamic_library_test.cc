@@ -41,5 +41,45 @@ TEST(DynamicLibraryTest, MissingLibrariesAndSymbolsAreErrorsThatNameThem) {
   EXPECT_EQ(missing, nullptr);
 }
 
+struct ZlibApi {
+  const char* (*zlibVersion)() = nullptr;
+};
+
+absl::Status LoadZlib(const DynamicLibrary& library, ZlibApi* api) {
+  return library.Load("zlibVersion", &api->zlibVersion);
+}
+
+TEST(DynamicLibraryTest, AnApiLoadsOnceAndKeepsItsFirstAnswer) {
+  absl::StatusOr<const ZlibApi*> first =
+      LoadApiOnce<ZlibApi>({"libz.so.1"}, LoadZlib, "zlib for the test");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(std::string((*first)->zlibVersion()), std::string(zlibVersion()));
+  // The same struct on every later call, whatever they pass.
+  absl::StatusOr<const ZlibApi*> again = LoadApiOnce<ZlibApi>(
+      {"libhlo-lsp-no-such-library.so"}, LoadZlib, "unused");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *first);
+}
+
+struct MissingApi {
+  int (*function)() = nullptr;
+};
+
+absl::Status LoadMissing(const DynamicLibrary& library, MissingApi* api) {
+  return library.Load("hlo_lsp_no_such_function", &api->function);
+}
+
+TEST(DynamicLibraryTest, AFailedApiLoadSaysWhatItWasFor) {
+  absl::StatusOr<const MissingApi*> api = LoadApiOnce<MissingApi>(
+      {"libz.so.1"}, LoadMissing, "needed for the test (apt install it)");
+  ASSERT_FALSE(api.ok());
+  EXPECT_EQ(api.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(api.status().message().find("needed for the test"),
+            std::string::npos);
+  EXPECT_NE(api.status().message().find("hlo_lsp_no_such_function"),
+            std::string::npos)
+      << api.status();
+}
+
 }  // namespace
 }  // namespace hlo::base

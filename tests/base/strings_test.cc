@@ -29,5 +29,12 @@ TEST(StringsTest, CatTakesStringsViewsAndNumbers) {
   EXPECT_EQ(Cat(), "");
 }
 
+TEST(StringsTest, BlanksAreSpacesTabsAndLineBreaks) {
+  for (char c : {' ', '\t', '\n', '\r'}) EXPECT_TRUE(IsBlank(c)) << int{c};
+  for (char c : {'a', '%', '\0', '\v', '\f', ','}) {
+    EXPECT_FALSE(IsBlank(c)) << int{c};
+  }
+}
+
 }  // namespace
 }  // namespace hlo::base
