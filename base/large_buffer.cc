@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -87,6 +88,12 @@ void AdviseHugePages(void* data, size_t size) {
 }
 
 void ConfigureOneShotHeap() {
+  // Under an address-space limit (ulimit -v) the 64 MB steps count against
+  // it, and glibc does not retry a failed step smaller: keep its defaults.
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    return;
+  }
   ::mallopt(M_MMAP_THRESHOLD, 256 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
   ::mallopt(M_TOP_PAD, static_cast<int>(kHeapStepBytes));

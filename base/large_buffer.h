@@ -48,7 +48,8 @@ void AdviseHugePages(void* data, size_t size);
 // blocks below it are in 4 KB pages already). A 4 KB page's first-touch
 // fault costs about as much as printing or parsing it; one 2 MB fault
 // replaces 512 of them (a third of `convert`'s CPU time on a 5 MB module
-// went to faults).
+// went to faults). Nothing under an address-space limit (ulimit -v), which
+// the 64 MB steps would count against.
 void ConfigureOneShotHeap();
 
 // Advises huge pages for the calling thread's malloc heap and moves its

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/large_buffer.h"
+#include "base/run_parallel.h"
 #include "base/strings.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "hlo/proto/decode_internal.h"
@@ -568,15 +569,12 @@ bool PrintModule(const xla::HloModuleProto& module,
     texts[run].reserve(2 * expected / threads);
     base::AdviseHugePages(texts[run].data(), texts[run].capacity());
   }
-  std::vector<std::thread> pool;
-  for (int run = 1; run < threads; ++run) {
-    pool.emplace_back([&, run] {
-      base::AdviseThreadHeapHugePages();
-      print(run, &texts[run]);
-    });
+  if (!base::RunInParallel(threads, [&](int run, bool own_thread) {
+        if (own_thread) base::AdviseThreadHeapHugePages();
+        print(run, run == 0 ? out : &texts[run]);
+      })) {
+    ok = false;  // out of memory
   }
-  print(0, out);
-  for (std::thread& thread : pool) thread.join();
   size_t total = out->size();
   for (const std::string& text : texts) total += text.size();
   // Room for what the caller appends (the literals' comments) without

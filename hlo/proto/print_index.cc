@@ -6,9 +6,9 @@
 #include <atomic>
 #include <climits>
 #include <new>
-#include <thread>
 
 #include "base/large_buffer.h"
+#include "base/run_parallel.h"
 #include "hlo/proto/callee_order.h"
 #include "hlo/proto/print_internal.h"
 #include "hlo/proto/wire_reader.h"
@@ -163,15 +163,12 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   };
   threads = static_cast<int>(
       std::clamp<size_t>(pieces.size(), 1, static_cast<size_t>(threads)));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) {
-    pool.emplace_back([&] {
-      base::AdviseThreadHeapHugePages();
-      work();
-    });
+  if (!base::RunInParallel(threads, [&](int, bool own_thread) {
+        if (own_thread) base::AdviseThreadHeapHugePages();
+        work();
+      })) {
+    return false;  // out of memory
   }
-  work();
-  for (std::thread& thread : pool) thread.join();
   for (Piece& piece : pieces) {
     std::vector<int64_t>& called = index->comps[piece.comp].called;
     if (called.empty()) {

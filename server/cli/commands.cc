@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <new>
+#include <system_error>
+
+#include "base/large_buffer.h"
 
 namespace hlo_lsp::cli {
 namespace {
@@ -19,13 +23,14 @@ constexpr Subcommand kSubcommands[] = {
     {"convert", "convert XLA HLO protos to text and back", RunConvert},
     {"search", "find symbols in HLO files under folders", RunSearch},
     {"replay", "run a module (CPU or GPU) with fake or given arguments",
-     RunReplay},
+     RunReplay, /*one_shot_heap=*/false},
     {"files", "list the files XLA wrote for a module", RunFiles},
     {"diff", "compare two modules: added, removed, renamed, changed", RunDiff},
     {"passes", "the pass timeline of a module: what each pass changed",
      RunPasses},
     {"graph", "draw a computation's dataflow graph (Graphviz SVG)", RunGraph},
-    {"bundle", "one .tar.gz of a module's files for a bug report", RunBundle},
+    {"bundle", "one .tar.gz of a module's files for a bug report", RunBundle,
+     /*one_shot_heap=*/false},  // streams: its memory never grows
     {"memory", "a module's buffer assignment, peak and OOM-log buffers",
      RunMemory},
 };
@@ -90,7 +95,24 @@ int RunCommandLine(int argc, char** argv) {
     return FinishStdout(kExitOk);
   }
   if (const Subcommand* command = FindSubcommand(first)) {
-    return FinishStdout(command->run(argc - 1, argv + 1));
+    if (command->one_shot_heap) hlo::base::ConfigureOneShotHeap();
+    // The one place an exception is caught: memory or a thread the system
+    // refuses (under a tight ulimit -v, say) ends the command with a clear
+    // error instead of an abort.
+    try {
+      return FinishStdout(command->run(argc - 1, argv + 1));
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr,
+                   "hlo-lsp %.*s: out of memory (is an address-space limit, "
+                   "ulimit -v, too small for the input?)\n",
+                   static_cast<int>(first.size()), first.data());
+    } catch (const std::system_error& e) {
+      std::fprintf(stderr,
+                   "hlo-lsp %.*s: the system refused a thread or lock (%s; "
+                   "is ulimit -u or -v too small?)\n",
+                   static_cast<int>(first.size()), first.data(), e.what());
+    }
+    return kExitUsage;
   }
   std::fprintf(stderr, "hlo-lsp: unknown command '%.*s'\n\n",
                static_cast<int>(first.size()), first.data());

@@ -10,7 +10,6 @@
 #include <string>
 #include <string_view>
 
-#include "base/large_buffer.h"
 #include "hlo/proto/decode.h"
 #include "server/cli/commands.h"
 #include "server/common/file_reader.h"
@@ -115,7 +114,6 @@ int RunConvert(int argc, char** argv) {
   if (!to.empty() && to != "text" && to != "proto") {
     return Usage("--to takes text or proto");
   }
-  hlo::base::ConfigureOneShotHeap();
   absl::StatusOr<FileContents> contents = FileContents::Read(input);
   if (!contents.ok()) {
     PrintError(contents.status());

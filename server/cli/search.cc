@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
-#include "base/large_buffer.h"
 #include "index/query.h"
 #include "nlohmann/json.hpp"
 #include "server/cli/commands.h"
@@ -178,12 +177,6 @@ int RunSearch(int argc, char** argv) {
     }
   }
 
-  // A one-shot process: freed memory is kept for reuse instead of being
-  // handed back to the kernel (each file's scan buffers would otherwise be
-  // mapped, faulted in and unmapped again: ~15% of a cold index's CPU
-  // time), and heaps grow in large steps (in small ones, each thread's
-  // arena made ~2,000 mprotect calls on a 1 GiB folder).
-  hlo::base::ConfigureOneShotHeap();
   hlo::index::IndexOptions options;
   options.use_cache = use_cache;
   options.release_memory = false;

@@ -60,6 +60,48 @@ TEST(CliReliabilityTest, DevicesAreRefusedWithinAMemoryLimit) {
   EXPECT_THAT(limited.err, HasSubstr("/dev/zero: not a regular file"));
 }
 
+// Under address-space limits from too small to enough, the commands that
+// read a large module finish or end with a clear error (exit 2): never an
+// abort from std::bad_alloc or a thread the system refused (printing and
+// checking run on threads). Once convert of a 2.4 MB proto aborted under
+// 60 MB and under 100 MB.
+TEST(CliReliabilityTest, TightMemoryLimitsEndWithAClearError) {
+  if (kUnderAddressSanitizer) GTEST_SKIP() << "ulimit -v breaks ASan";
+  CliRunner cli;
+  std::string text =
+      "HloModule long\n\nENTRY %main (a: f32[8], b: f32[8]) -> f32[8] {\n"
+      "  %a = f32[8]{0} parameter(0)\n  %b = f32[8]{0} parameter(1)\n";
+  std::string previous = "%a";
+  for (int k = 0; k < 30000; ++k) {
+    const std::string name = "%value." + std::to_string(k);
+    text += "  " + name + " = f32[8]{0} add(f32[8]{0} " + previous +
+            ", f32[8]{0} %b), metadata={op_name=\"jit(f)/add\" "
+            "source_file=\"/tmp/model.py\" source_line=" +
+            std::to_string(k) + "}\n";
+    previous = name;
+  }
+  text += "  ROOT %out = f32[8]{0} negate(f32[8]{0} " + previous + ")\n}\n";
+  cli.Write("long.hlo", text);
+  ASSERT_EQ(cli.Run("convert long.hlo -o long.pb").exit_code, 0);
+  for (int megabytes : {40, 60, 80, 100, 140, 200}) {
+    for (const char* command :
+         {"convert long.pb", "check long.hlo", "outline long.hlo"}) {
+      RunResult r = cli.Run("--version >/dev/null; ulimit -v " +
+                            std::to_string(megabytes * 1000) + "; '" +
+                            HLO_LSP_BINARY + "' " + command + " >/dev/null");
+      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2)
+          << command << " under " << megabytes << " MB: exit " << r.exit_code
+          << ": " << r.err;
+      EXPECT_THAT(r.err, Not(HasSubstr("terminate")))
+          << command << " under " << megabytes << " MB";
+      if (r.exit_code == 2) {
+        EXPECT_THAT(r.err, HasSubstr("memory"))
+            << command << " under " << megabytes << " MB";
+      }
+    }
+  }
+}
+
 TEST(CliReliabilityTest, StandardInputIsStillReadThroughAPipe) {
   CliRunner cli;
   cli.Write("m.hlo", kReliabilityModule);
