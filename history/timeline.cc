@@ -4,10 +4,12 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <set>
 #include <thread>
 #include <utility>
 
+#include "base/run_parallel.h"
 #include "base/whole_file.h"
 #include "hlo/parser.h"
 #include "xxhash.h"
@@ -24,6 +26,9 @@ struct Loaded {
   std::string error;
 };
 
+// fn(0) .. fn(n - 1) on up to `threads` threads. A worker that runs out of
+// memory fails the whole call as an allocation on this thread would:
+// std::bad_alloc, here, where the caller's own handling sees it.
 void ParallelFor(size_t n, int threads, const auto& fn) {
   if (n == 0) return;
   const size_t workers = std::min<size_t>(n, std::max(1, threads));
@@ -32,13 +37,11 @@ void ParallelFor(size_t n, int threads, const auto& fn) {
     return;
   }
   std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w) {
-    pool.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
+  if (!base::RunInParallel(static_cast<int>(workers), [&](int, bool) {
+        for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+      })) {
+    throw std::bad_alloc();
   }
-  for (std::thread& t : pool) t.join();
 }
 
 std::string FirstError(const std::string& path, const ParsedFile& parsed) {

@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <new>
+#include <system_error>
 #include <utility>
 
 #include "hlo/query.h"
@@ -154,10 +156,24 @@ std::optional<PassHistory::Found> PassHistory::Find(const std::string& path,
     if (bytes > kInlineBytes) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (computing_.insert(key).second) {
-        workers_.emplace_back([compute] {
-          RunThisThreadWhenIdle();
-          compute();
-        });
+        // Out of memory, or no thread: forgotten, so that a later request
+        // tries again, and the server goes on.
+        auto forget = [this, key] {
+          std::lock_guard<std::mutex> lock(mutex_);
+          computing_.erase(key);
+        };
+        try {
+          workers_.emplace_back([compute, forget] {
+            RunThisThreadWhenIdle();
+            try {
+              compute();
+            } catch (const std::bad_alloc&) {
+              forget();
+            }
+          });
+        } catch (const std::system_error&) {
+          computing_.erase(key);  // mutex_ is held here
+        }
       }
       return Found{nullptr, *self, dumps.size()};
     }
