@@ -9,12 +9,13 @@
 
 namespace hlo::base {
 
-// Runs work(0, false), ..., work(parts - 1, ...): part 0 on the calling
-// thread, each other on a thread of its own (`own_thread` true). A part
-// whose thread the system refuses to start runs on the calling thread
-// after part 0 (`own_thread` false). False when any part threw
-// std::bad_alloc, which is caught; the caller reports the failure.
-bool RunInParallel(int parts, const std::function<void(int, bool)>& work);
+// Runs work(0), ..., work(parts - 1): part 0 on the calling thread, each
+// other on a thread of its own, whose malloc heap takes huge pages in a
+// one-shot command (AdviseThreadHeapHugePages). A part whose thread the
+// system refuses to start runs on the calling thread instead. False when
+// any part threw std::bad_alloc, which is caught; the caller reports the
+// failure.
+bool RunInParallel(int parts, const std::function<void(int)>& work);
 
 }  // namespace hlo::base
 

@@ -37,7 +37,7 @@ void ParallelFor(size_t n, int threads, const auto& fn) {
     return;
   }
   std::atomic<size_t> next{0};
-  if (!base::RunInParallel(static_cast<int>(workers), [&](int, bool) {
+  if (!base::RunInParallel(static_cast<int>(workers), [&](int) {
         for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
       })) {
     throw std::bad_alloc();

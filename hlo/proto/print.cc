@@ -569,8 +569,7 @@ bool PrintModule(const xla::HloModuleProto& module,
     texts[run].reserve(2 * expected / threads);
     base::AdviseHugePages(texts[run].data(), texts[run].capacity());
   }
-  if (!base::RunInParallel(threads, [&](int run, bool own_thread) {
-        if (own_thread) base::AdviseThreadHeapHugePages();
+  if (!base::RunInParallel(threads, [&](int run) {
         print(run, run == 0 ? out : &texts[run]);
       })) {
     ok = false;  // out of memory

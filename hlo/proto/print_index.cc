@@ -163,10 +163,7 @@ bool BuildModuleIndex(const xla::HloModuleProto& module,
   };
   threads = static_cast<int>(
       std::clamp<size_t>(pieces.size(), 1, static_cast<size_t>(threads)));
-  if (!base::RunInParallel(threads, [&](int, bool own_thread) {
-        if (own_thread) base::AdviseThreadHeapHugePages();
-        work();
-      })) {
+  if (!base::RunInParallel(threads, [&](int) { work(); })) {
     return false;  // out of memory
   }
   for (Piece& piece : pieces) {
