@@ -44,6 +44,11 @@ class DynamicLibrary {
   std::string name_;
 };
 
+// For an X-macro list of an Api struct's members, inside the struct: a
+// member named and typed as `name` is declared (a pointer to the function,
+// or to the variable).
+#define HLO_LSP_DECLARE_API_MEMBER(name) decltype(&::name) name = nullptr;
+
 // For an X-macro list of an Api struct's members, inside a `load` function
 // of LoadApiOnce: loads `name` from `library` into `api->name`, or returns
 // the error.

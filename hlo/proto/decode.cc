@@ -183,8 +183,6 @@ bool IsPlausible(ProtoKind kind, const Message& message) {
   return false;
 }
 
-// A new message of the kind, on `arena` when given (then the arena owns
-// it), else on the heap (then the caller does).
 // The message type of each kind, as its default instance: what NewMessage
 // makes and what the hollowing walks.
 const Message& Prototype(ProtoKind kind) {
@@ -204,6 +202,8 @@ const Message& Prototype(ProtoKind kind) {
   return xla::RunHloModuleIterationLiterals::default_instance();
 }
 
+// A new message of the kind, on `arena` when given (then the arena owns
+// it), else on the heap (then the caller does).
 Message* NewMessage(ProtoKind kind, google::protobuf::Arena* arena = nullptr) {
   return Prototype(kind).New(arena);
 }

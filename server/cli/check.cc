@@ -201,9 +201,7 @@ class ParallelChecker {
         report = CheckFile(paths_[i], verify_);
       } catch (const std::bad_alloc&) {  // a worker must not abort the run
         report = FileReport{};
-        report.err = "hlo-lsp: " + paths_[i] +
-                     ": out of memory (is an address-space limit, ulimit -v, "
-                     "too small for it?)\n";
+        report.err = "hlo-lsp: " + paths_[i] + ": " + kOutOfMemory + "\n";
         report.io_error = true;
       }
       std::lock_guard<std::mutex> lock(mutex_);

@@ -102,10 +102,8 @@ int RunCommandLine(int argc, char** argv) {
     try {
       return FinishStdout(command->run(argc - 1, argv + 1));
     } catch (const std::bad_alloc&) {
-      std::fprintf(stderr,
-                   "hlo-lsp %.*s: out of memory (is an address-space limit, "
-                   "ulimit -v, too small for the input?)\n",
-                   static_cast<int>(first.size()), first.data());
+      std::fprintf(stderr, "hlo-lsp %.*s: %s\n", static_cast<int>(first.size()),
+                   first.data(), kOutOfMemory);
     } catch (const std::system_error& e) {
       std::fprintf(stderr,
                    "hlo-lsp %.*s: the system refused a thread or lock (%s; "

@@ -14,6 +14,12 @@ inline constexpr int kExitNo = 1;      // bad input / the answer is no
 inline constexpr int kExitUsage = 2;   // usage or I/O error
 inline constexpr int kExitFailed = 3;  // replay failed while running
 
+// What a command, or check of one file, that ran out of memory says
+// (after `hlo-lsp COMMAND: ` or the file's name); the exit is kExitUsage.
+inline constexpr char kOutOfMemory[] =
+    "out of memory (is an address-space limit, ulimit -v, too small for "
+    "the input?)";
+
 // `run` gets argv with argv[0] = the subcommand name, so argv[1..] are its
 // own arguments. It handles `--help` itself (see WantsHelp).
 struct Subcommand {

@@ -8,6 +8,7 @@
 #include <archive_entry.h>
 
 #include "absl/status/statusor.h"
+#include "base/dynamic_library.h"
 
 namespace hlo_lsp {
 
@@ -32,9 +33,7 @@ namespace hlo_lsp {
   X(archive_write_set_format_pax_restricted)
 
 struct ArchiveApi {
-#define HLO_LSP_ARCHIVE_MEMBER(name) decltype(&::name) name = nullptr;
-  HLO_LSP_ARCHIVE_FUNCTIONS(HLO_LSP_ARCHIVE_MEMBER)
-#undef HLO_LSP_ARCHIVE_MEMBER
+  HLO_LSP_ARCHIVE_FUNCTIONS(HLO_LSP_DECLARE_API_MEMBER)
 };
 
 // Loads libarchive once per process; an error (naming the library or

@@ -8,6 +8,7 @@
 #include <graphviz/gvc.h>
 
 #include "absl/status/statusor.h"
+#include "base/dynamic_library.h"
 
 namespace hlo_lsp {
 
@@ -37,10 +38,8 @@ namespace hlo_lsp {
   X(Agdirected)
 
 struct GraphvizApi {
-#define HLO_LSP_GRAPHVIZ_MEMBER(name) decltype(&::name) name = nullptr;
-  HLO_LSP_GRAPHVIZ_FUNCTIONS(HLO_LSP_GRAPHVIZ_MEMBER)
-  HLO_LSP_GRAPHVIZ_VARIABLES(HLO_LSP_GRAPHVIZ_MEMBER)
-#undef HLO_LSP_GRAPHVIZ_MEMBER
+  HLO_LSP_GRAPHVIZ_FUNCTIONS(HLO_LSP_DECLARE_API_MEMBER)
+  HLO_LSP_GRAPHVIZ_VARIABLES(HLO_LSP_DECLARE_API_MEMBER)
 };
 
 // Loads Graphviz once per process; an error (naming the library or symbol
